@@ -1,0 +1,29 @@
+# -*- shell-script -*-
+#
+# Open MPI in-tree configuration for osc/newrma: the component builds when
+# UCX is found (Open MPI's own UCX check, shared with pml/ucx and osc/ucx).
+#
+# MCA_ompi_osc_newrma_CONFIG([action-if-can-compile], [action-if-cant-compile])
+AC_DEFUN([MCA_ompi_osc_newrma_CONFIG],[
+    AC_CONFIG_FILES([ompi/mca/osc/newrma/Makefile])
+
+    OMPI_CHECK_UCX([osc_newrma],
+                   [osc_newrma_happy="yes"],
+                   [osc_newrma_happy="no"])
+
+    AS_IF([test "$osc_newrma_happy" = "yes"],
+          [$1],
+          [$2])
+
+    # The same Makefile.am serves the out-of-tree build; these variables
+    # point it at the in-tree libmpi and switch off the out-of-tree test hook.
+    OSC_NEWRMA_MPI_LIBADD='$(top_builddir)/ompi/lib@OMPI_LIBMPI_NAME@.la'
+    OSC_NEWRMA_OUT_OF_TREE=no
+    WARN_CFLAGS=
+    AC_SUBST([OSC_NEWRMA_MPI_LIBADD])
+    AC_SUBST([OSC_NEWRMA_OUT_OF_TREE])
+    AC_SUBST([WARN_CFLAGS])
+    AC_SUBST([osc_newrma_CPPFLAGS])
+    AC_SUBST([osc_newrma_LDFLAGS])
+    AC_SUBST([osc_newrma_LIBS])
+])dnl

@@ -1,0 +1,264 @@
+/*
+ * osc/newrma: component and module (window) structures.
+ *
+ * Locking: the window lock (module->lock) protects the window state, the
+ * operation table and the window-local pools.  Synchronization calls take
+ * it, check the epoch state, and release it while they wait for progress
+ * (PROGRESS_WAIT).  Transport completion callbacks touch only atomic
+ * counters (op->outstanding, module->active_reqs, module->ack_counter), so
+ * they never need the window lock.  The component lock protects the window
+ * list and the endpoint cache.
+ */
+#ifndef OMPI_OSC_NEWRMA_H
+#define OMPI_OSC_NEWRMA_H
+
+#include "ompi_config.h"
+
+#include <ucp/api/ucp.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/osc/osc.h"
+#include "ompi/request/request.h"
+#include "ompi/win/win.h"
+#include "opal/class/opal_hash_table.h"
+#include "opal/class/opal_list.h"
+#include "opal/threads/mutex.h"
+#include "opal/util/output.h"
+
+#include "osc_newrma_optable.h"
+#include "osc_newrma_pool.h"
+#include "osc_newrma_shm.h"
+#include "osc_newrma_types.h"
+
+BEGIN_C_DECLS
+
+/** Settings of one window: the MCA variables, overridden by info keys. */
+typedef struct {
+    int slots;
+    int op_win_pool_size;
+    int target_win_pool_size;
+    int piggyback_threshold;
+    size_t single_op_threshold;
+    size_t lock_data_bytes;
+    int active_req_threshold;
+    bool shm;
+    bool alloc_shared_noncontig;
+} ompi_osc_newrma_config_t;
+
+struct ompi_osc_newrma_component_t {
+    ompi_osc_base_component_t super;
+
+    /* ---- MCA variables (defaults; info keys may override per window) ---- */
+    unsigned int priority;
+    int verbose;
+    unsigned int slots;
+    unsigned int op_win_pool_size;
+    unsigned int op_global_pool_size;
+    unsigned int target_win_pool_size;
+    unsigned int target_global_pool_size;
+    unsigned int piggyback_threshold;
+    unsigned long single_op_threshold;
+    bool shm;
+    bool async_progress;
+    unsigned long lock_data_bytes;
+    int active_req_threshold;
+
+    /* ---- state ---- */
+    /** verbose stream (osc_newrma_verbose) */
+    int output;
+    bool enable_mpi_threads;
+    /** protects the endpoint cache */
+    opal_mutex_t lock;
+    /** protects modules; never held while taking the endpoint lock's users */
+    opal_mutex_t windows_lock;
+    /** window communicator cid -> module, for progress and packet dispatch */
+    opal_hash_table_t modules;
+    /** global pools shared by all windows */
+    ompi_osc_newrma_pool_t op_global_pool;
+    ompi_osc_newrma_pool_t target_global_pool;
+    bool pools_ready;
+    /** UCX context and worker, created with the first window */
+    ucp_context_h ucp_context;
+    ucp_worker_h ucp_worker;
+    void *worker_address;
+    size_t worker_address_len;
+    /** ompi_proc_t * -> ompi_osc_newrma_endpoint_t */
+    opal_hash_table_t endpoints;
+    /** active-message packets received, processed outside UCX callbacks */
+    opal_list_t inbox;
+    opal_mutex_t inbox_lock;
+    /** re-entrance guard of the opal_progress callback */
+    ompi_osc_newrma_atomic_t progress_busy;
+    bool progress_registered;
+};
+typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
+
+OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
+
+/** What this process knows of one target's window memory. */
+struct ompi_osc_newrma_peer_t {
+    /** target's base address (its own virtual address space) */
+    uint64_t base;
+    size_t size;
+    int disp_unit;
+    /** packed rkey received at window creation (unpacked on first use) */
+    void *rkey_packed;
+    size_t rkey_packed_len;
+    ucp_rkey_h rkey;
+    /** direct load/store address when the target is reached through shm */
+    char *shm_base;
+    /** endpoint, looked up on first use */
+    ucp_ep_h ep;
+    /** cached remote regions of a dynamic window (ompi_osc_newrma_region_t) */
+    opal_list_t regions;
+};
+
+/** A memory region attached to a dynamic window (local or cached remote). */
+typedef struct {
+    opal_list_item_t super;
+    uint64_t base;
+    size_t len;
+    /** local: registration and packed rkey; remote: unpacked rkey */
+    ucp_mem_h memh;
+    void *rkey_packed;
+    size_t rkey_packed_len;
+    ucp_rkey_h rkey;
+} ompi_osc_newrma_region_t;
+OBJ_CLASS_DECLARATION(ompi_osc_newrma_region_t);
+
+struct ompi_osc_newrma_module_t {
+    ompi_osc_base_module_t super;
+
+    opal_mutex_t lock;
+    ompi_win_t *win;
+    ompi_communicator_t *comm;
+    uint32_t cid;
+    int flavor;
+    int my_rank;
+    int comm_size;
+    ompi_osc_newrma_config_t config;
+
+    /* ---- the design's WIN structure ---- */
+    ompi_osc_newrma_win_state_t win_state;
+    int mode;
+    /** RMA_DONE_ACKs outstanding in active target */
+    ompi_osc_newrma_atomic_t ack_counter;
+    /** transport requests in flight (bounded by active_req_threshold) */
+    ompi_osc_newrma_atomic_t active_reqs;
+    /** IBARRIER of the last FENCE, until it is known complete */
+    ompi_request_t *fence_req;
+
+    /* ---- operation table and the window-local pools ---- */
+    ompi_osc_newrma_optable_t table;
+    ompi_osc_newrma_pool_t op_pool;
+    ompi_osc_newrma_pool_t target_pool;
+
+    /* ---- memory ---- */
+    void *base;
+    size_t size;
+    int disp_unit;
+    /** base was allocated here (MPI_Win_allocate without shm) */
+    bool owns_base;
+    /** my window memory registered with UCX (NULL when size is 0), its packed rkey */
+    ucp_mem_h memh;
+    void *rkey_packed;
+    size_t rkey_packed_len;
+    bool pools_ready;
+    /** per-rank remote window information (create / allocate / shared) */
+    ompi_osc_newrma_peer_t *peers;
+    /** node-local shared segment (allocate / shared flavors, shm path) */
+    ompi_osc_newrma_shm_t shm;
+    /** dynamic: regions attached here; own lock (looked up by AM handlers) */
+    opal_list_t attached;
+    opal_mutex_t attached_lock;
+    /** fully built: the progress engine may work on it */
+    bool ready;
+};
+
+/* ---- module functions (osc_newrma_module.c) ---- */
+int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size, int *disp_unit,
+                                 void *baseptr);
+int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len);
+int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
+int ompi_osc_newrma_free(struct ompi_win_t *win);
+int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor,
+                           int *model);
+
+/** Find a live window by its communicator id (component lock taken inside). */
+ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid);
+
+/* ---- communication (osc_newrma_ops.c) ---- */
+int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
+                        struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                        int target_count, struct ompi_datatype_t *target_dt,
+                        struct ompi_win_t *win);
+int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                        int target, ptrdiff_t target_disp, int target_count,
+                        struct ompi_datatype_t *target_dt, struct ompi_win_t *win);
+int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
+                               struct ompi_datatype_t *origin_dt, int target,
+                               ptrdiff_t target_disp, int target_count,
+                               struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
+                               struct ompi_win_t *win);
+int ompi_osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                     void *result_addr, struct ompi_datatype_t *dt, int target,
+                                     ptrdiff_t target_disp, struct ompi_win_t *win);
+int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
+                                 struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
+                                 struct ompi_op_t *op, struct ompi_win_t *win);
+int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
+                                   struct ompi_datatype_t *origin_dt, void *result_addr,
+                                   int result_count, struct ompi_datatype_t *result_dt,
+                                   int target_rank, ptrdiff_t target_disp, int target_count,
+                                   struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
+                                   struct ompi_win_t *win);
+int ompi_osc_newrma_rput(const void *origin_addr, int origin_count,
+                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                         int target_count, struct ompi_datatype_t *target_dt,
+                         struct ompi_win_t *win, struct ompi_request_t **request);
+int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                         int target, ptrdiff_t target_disp, int target_count,
+                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win,
+                         struct ompi_request_t **request);
+int ompi_osc_newrma_raccumulate(const void *origin_addr, int origin_count,
+                                struct ompi_datatype_t *origin_dt, int target,
+                                ptrdiff_t target_disp, int target_count,
+                                struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
+                                struct ompi_win_t *win, struct ompi_request_t **request);
+int ompi_osc_newrma_rget_accumulate(const void *origin_addr, int origin_count,
+                                    struct ompi_datatype_t *origin_dt, void *result_addr,
+                                    int result_count, struct ompi_datatype_t *result_dt,
+                                    int target_rank, ptrdiff_t target_disp, int target_count,
+                                    struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
+                                    struct ompi_win_t *win, struct ompi_request_t **request);
+
+/* ---- synchronization (osc_newrma_sync.c) ---- */
+int ompi_osc_newrma_fence(int mpi_assert, struct ompi_win_t *win);
+int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct ompi_win_t *win);
+int ompi_osc_newrma_complete(struct ompi_win_t *win);
+int ompi_osc_newrma_post(struct ompi_group_t *group, int mpi_assert, struct ompi_win_t *win);
+int ompi_osc_newrma_wait(struct ompi_win_t *win);
+int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag);
+int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_win_t *win);
+int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win);
+int ompi_osc_newrma_unlock_all(struct ompi_win_t *win);
+int ompi_osc_newrma_sync(struct ompi_win_t *win);
+int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
+int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
+
+/** Verbose output on the osc_newrma_verbose stream. */
+#define OSC_NEWRMA_VERBOSE(level, ...)                                                  \
+    opal_output_verbose((level), mca_osc_newrma_component.output, "osc/newrma: " __VA_ARGS__)
+
+static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t *win)
+{
+    return (ompi_osc_newrma_module_t *) win->w_osc_module;
+}
+
+END_C_DECLS
+
+#endif /* OMPI_OSC_NEWRMA_H */

@@ -1,0 +1,206 @@
+/*
+ * osc/newrma: the MCA component (registration, init, query, select, finalize).
+ */
+#include "ompi_config.h"
+
+#include "ompi/mca/osc/base/base.h"
+#include "ompi/mca/osc/osc.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/runtime/opal_progress.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_pkt.h"
+#include "osc_newrma_progress.h"
+#include "osc_newrma_ucx.h"
+
+static int component_register(void);
+static int component_open(void);
+static int component_init(bool enable_progress_threads, bool enable_mpi_threads);
+static int component_finalize(void);
+static int component_query(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor);
+
+extern int ompi_osc_newrma_pool_output;
+
+ompi_osc_newrma_component_t mca_osc_newrma_component = {
+    .super = {
+        .osc_version = {
+            OMPI_OSC_BASE_VERSION_3_0_0,
+            .mca_component_name = "newrma",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = component_open,
+            .mca_register_component_params = component_register,
+        },
+        .osc_data = {
+            MCA_BASE_METADATA_PARAM_NONE
+        },
+        .osc_init = component_init,
+        .osc_query = component_query,
+        .osc_select = ompi_osc_newrma_select,
+        .osc_finalize = component_finalize,
+    },
+};
+
+#define component mca_osc_newrma_component
+
+static void register_uint(const char *name, const char *help, unsigned int *storage,
+                          unsigned int value)
+{
+    *storage = value;
+    (void) mca_base_component_var_register(&component.super.osc_version, name, help,
+                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0, 0,
+                                           OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void register_ulong(const char *name, const char *help, unsigned long *storage,
+                           unsigned long value)
+{
+    *storage = value;
+    (void) mca_base_component_var_register(&component.super.osc_version, name, help,
+                                           MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, 0, 0,
+                                           OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void register_bool(const char *name, const char *help, bool *storage, bool value)
+{
+    *storage = value;
+    (void) mca_base_component_var_register(&component.super.osc_version, name, help,
+                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void register_int(const char *name, const char *help, int *storage, int value)
+{
+    *storage = value;
+    (void) mca_base_component_var_register(&component.super.osc_version, name, help,
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static int component_register(void)
+{
+    register_uint("priority",
+                  "Priority of the newrma one-sided component; select it explicitly with "
+                  "--mca osc newrma (default: 10)",
+                  &component.priority, 10);
+    register_int("verbose",
+                 "Verbosity of osc/newrma output: 0 errors only, 10 setup, 20 failed calls, "
+                 "50 epoch state changes (default: 0)",
+                 &component.verbose, 0);
+    register_uint("slots",
+                  "Size of the operation table's slot array per window; capped at the window's "
+                  "number of processes; info key \"slots\" overrides (default: 262144)",
+                  &component.slots, 262144);
+    register_uint("op_win_pool_size",
+                  "Operation elements in each window's local pool (minimum 1); info key "
+                  "\"op_win_pool_size\" overrides (default: 256)",
+                  &component.op_win_pool_size, 256);
+    register_uint("op_global_pool_size",
+                  "Operation elements in the global pool shared by all windows (default: 16384)",
+                  &component.op_global_pool_size, 16384);
+    register_uint("target_win_pool_size",
+                  "Target elements in each window's local pool (minimum 1); info key "
+                  "\"target_win_pool_size\" overrides (default: 256)",
+                  &component.target_win_pool_size, 256);
+    register_uint("target_global_pool_size",
+                  "Target elements in the global pool shared by all windows (default: 16384)",
+                  &component.target_global_pool_size, 16384);
+    register_uint("piggyback_threshold",
+                  "Operations queued per target before they are issued eagerly; queued ones go "
+                  "out at the closing synchronization with RMA_DONE piggybacked on the last; "
+                  "info key \"piggyback_threshold\" overrides (default: 1)",
+                  &component.piggyback_threshold, 1);
+    register_ulong("single_op_threshold",
+                   "Largest operation (bytes, basic datatype) sent together with LOCK and UNLOCK "
+                   "in one message when it is alone in a lock epoch; info key "
+                   "\"single_op_threshold\" overrides (default: 8192)",
+                   &component.single_op_threshold, 8192);
+    register_bool("shm",
+                  "Node-local peers use direct load/store on a shared-memory segment for "
+                  "MPI_Win_allocate and MPI_Win_allocate_shared windows; 0 sends them through "
+                  "UCX like remote peers; info key \"shm\" overrides (default: 1)",
+                  &component.shm, true);
+    register_bool("async_progress",
+                  "Run a progress thread that wakes on the UCX worker's event descriptor, so "
+                  "passive-target requests progress while the target computes (default: 0)",
+                  &component.async_progress, false);
+    register_ulong("lock_data_bytes",
+                   "Bytes of operation data a target buffers for origins whose lock is not "
+                   "granted yet; beyond it data is re-sent after the grant; info key "
+                   "\"lock_data_bytes\" overrides (default: 65536)",
+                   &component.lock_data_bytes, 65536);
+    register_int("active_req_threshold",
+                 "Transport requests in flight per window before an RMA call waits for some to "
+                 "complete; negative never waits; info key \"active_req_threshold\" overrides "
+                 "(default: 65536)",
+                 &component.active_req_threshold, 65536);
+    return OMPI_SUCCESS;
+}
+
+static int component_open(void)
+{
+    component.output = opal_output_open(NULL);
+    opal_output_set_verbosity(component.output, component.verbose);
+    ompi_osc_newrma_pool_output = component.output;
+    return OMPI_SUCCESS;
+}
+
+static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    int ret;
+
+    (void) enable_progress_threads;
+    component.enable_mpi_threads = enable_mpi_threads;
+    OBJ_CONSTRUCT(&component.lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&component.windows_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&component.inbox_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&component.inbox, opal_list_t);
+    OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
+    OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
+    ret = opal_hash_table_init(&component.modules, 16);
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_hash_table_init(&component.endpoints, 64);
+    }
+    component.pools_ready = false;
+    component.progress_registered = false;
+    component.progress_busy = 0;
+    component.ucp_context = NULL;
+    component.ucp_worker = NULL;
+    return ret;
+}
+
+static int component_finalize(void)
+{
+    if (component.progress_registered) {
+        opal_progress_unregister(ompi_osc_newrma_progress_cb);
+        component.progress_registered = false;
+    }
+    ompi_osc_newrma_pkt_drain();
+    ompi_osc_newrma_ucx_fini();
+    if (component.pools_ready) {
+        (void) ompi_osc_newrma_pool_fini(&component.op_global_pool);
+        (void) ompi_osc_newrma_pool_fini(&component.target_global_pool);
+        component.pools_ready = false;
+    }
+    OBJ_DESTRUCT(&component.endpoints);
+    OBJ_DESTRUCT(&component.modules);
+    OBJ_DESTRUCT(&component.inbox);
+    OBJ_DESTRUCT(&component.inbox_lock);
+    OBJ_DESTRUCT(&component.windows_lock);
+    OBJ_DESTRUCT(&component.lock);
+    opal_output_close(component.output);
+    component.output = -1;
+    ompi_osc_newrma_pool_output = -1;
+    return OMPI_SUCCESS;
+}
+
+static int component_query(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor)
+{
+    (void) win, (void) base, (void) size, (void) disp_unit, (void) comm, (void) info,
+        (void) flavor;
+    /* every flavor; a shared window spanning nodes fails in select with
+     * MPI_ERR_RMA_SHARED */
+    return (int) component.priority;
+}

@@ -1,0 +1,116 @@
+/*
+ * osc/newrma: datatype handling (see osc_newrma_dtype.h).
+ */
+#include "ompi_config.h"
+
+#include <sys/uio.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "opal/datatype/opal_convertor.h"
+
+#include "osc_newrma_dtype.h"
+
+#define OSC_NEWRMA_IOV_BATCH 64
+
+bool ompi_osc_newrma_dtype_contig(struct ompi_datatype_t *dt, int count, ptrdiff_t *offset_p)
+{
+    ptrdiff_t true_lb, true_extent;
+
+    if (!ompi_datatype_is_contiguous_memory_layout(dt, count)) {
+        return false;
+    }
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    *offset_p = true_lb;
+    return true;
+}
+
+size_t ompi_osc_newrma_dtype_bytes(struct ompi_datatype_t *dt, int count)
+{
+    size_t size;
+
+    ompi_datatype_type_size(dt, &size);
+    return size * (size_t) count;
+}
+
+void ompi_osc_newrma_dtype_span(struct ompi_datatype_t *dt, int count, ptrdiff_t *lo_p,
+                                ptrdiff_t *hi_p)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent, last;
+
+    if (count <= 0 || 0 == ompi_osc_newrma_dtype_bytes(dt, 1)) {
+        *lo_p = *hi_p = 0;
+        return;
+    }
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    last = (ptrdiff_t) (count - 1) * extent;
+    *lo_p = true_lb + (last < 0 ? last : 0);
+    *hi_p = true_lb + true_extent + (last > 0 ? last : 0);
+}
+
+int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                               size_t bytes)
+{
+    opal_convertor_t conv;
+    struct iovec iov = {.iov_base = dst, .iov_len = bytes};
+    uint32_t iov_count = 1;
+    size_t max_data = bytes;
+    int ret;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count,
+                                                   src, 0, &conv);
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR
+                                                                          : OMPI_SUCCESS;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != bytes) ? OMPI_ERROR : ret;
+}
+
+int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int count, const void *src,
+                                 size_t bytes)
+{
+    opal_convertor_t conv;
+    struct iovec iov = {.iov_base = (void *) src, .iov_len = bytes};
+    uint32_t iov_count = 1;
+    size_t max_data = bytes;
+    int ret;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count,
+                                                   dst, 0, &conv);
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR
+                                                                            : OMPI_SUCCESS;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != bytes) ? OMPI_ERROR : ret;
+}
+
+int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count, uint64_t base,
+                                          ompi_osc_newrma_segment_fn_t fn, void *ctx)
+{
+    struct iovec iov[OSC_NEWRMA_IOV_BATCH];
+    opal_convertor_t conv;
+    size_t offset = 0, length;
+    uint32_t iov_count;
+    int done = 0, ret;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count,
+                                                   (void *) (uintptr_t) base, 0, &conv);
+    while (OPAL_SUCCESS == ret && !done) {
+        iov_count = OSC_NEWRMA_IOV_BATCH;
+        done = opal_convertor_raw(&conv, iov, &iov_count, &length);
+        for (uint32_t i = 0; i < iov_count && OMPI_SUCCESS == ret; ++i) {
+            if (0 == iov[i].iov_len) {
+                continue;
+            }
+            ret = fn((uint64_t) (uintptr_t) iov[i].iov_base, iov[i].iov_len, offset, ctx);
+            offset += iov[i].iov_len;
+        }
+    }
+    OBJ_DESTRUCT(&conv);
+    return ret;
+}

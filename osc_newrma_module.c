@@ -1,0 +1,648 @@
+/*
+ * osc/newrma: window creation and destruction for the four flavors,
+ * MPI_Win_attach / MPI_Win_detach, MPI_Win_shared_query.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/group/group.h"
+#include "ompi/mca/osc/base/base.h"
+#include "ompi/proc/proc.h"
+#include "opal/util/info.h"
+#include "opal/util/sys_limits.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_progress.h"
+#include "osc_newrma_state.h"
+#include "osc_newrma_ucx.h"
+
+#define component mca_osc_newrma_component
+
+static void region_construct(ompi_osc_newrma_region_t *region)
+{
+    region->base = 0;
+    region->len = 0;
+    region->memh = NULL;
+    region->rkey_packed = NULL;
+    region->rkey_packed_len = 0;
+    region->rkey = NULL;
+}
+
+static void region_destruct(ompi_osc_newrma_region_t *region)
+{
+    if (NULL != region->rkey) {
+        ucp_rkey_destroy(region->rkey);
+    }
+    ompi_osc_newrma_ucx_mem_unmap(region->memh, region->rkey_packed);
+}
+
+OBJ_CLASS_INSTANCE(ompi_osc_newrma_region_t, opal_list_item_t, region_construct, region_destruct);
+
+static const ompi_osc_base_module_t module_template = {
+    .osc_win_shared_query = ompi_osc_newrma_shared_query,
+    .osc_win_attach = ompi_osc_newrma_attach,
+    .osc_win_detach = ompi_osc_newrma_detach,
+    .osc_free = ompi_osc_newrma_free,
+    .osc_put = ompi_osc_newrma_put,
+    .osc_get = ompi_osc_newrma_get,
+    .osc_accumulate = ompi_osc_newrma_accumulate,
+    .osc_compare_and_swap = ompi_osc_newrma_compare_and_swap,
+    .osc_fetch_and_op = ompi_osc_newrma_fetch_and_op,
+    .osc_get_accumulate = ompi_osc_newrma_get_accumulate,
+    .osc_rput = ompi_osc_newrma_rput,
+    .osc_rget = ompi_osc_newrma_rget,
+    .osc_raccumulate = ompi_osc_newrma_raccumulate,
+    .osc_rget_accumulate = ompi_osc_newrma_rget_accumulate,
+    .osc_fence = ompi_osc_newrma_fence,
+    .osc_start = ompi_osc_newrma_start,
+    .osc_complete = ompi_osc_newrma_complete,
+    .osc_post = ompi_osc_newrma_post,
+    .osc_wait = ompi_osc_newrma_wait,
+    .osc_test = ompi_osc_newrma_test,
+    .osc_lock = ompi_osc_newrma_lock,
+    .osc_unlock = ompi_osc_newrma_unlock,
+    .osc_lock_all = ompi_osc_newrma_lock_all,
+    .osc_unlock_all = ompi_osc_newrma_unlock_all,
+    .osc_sync = ompi_osc_newrma_sync,
+    .osc_flush = ompi_osc_newrma_flush,
+    .osc_flush_all = ompi_osc_newrma_flush_all,
+    .osc_flush_local = ompi_osc_newrma_flush_local,
+    .osc_flush_local_all = ompi_osc_newrma_flush_local_all,
+};
+
+/* ---- per-window settings: MCA variable, overridden by an info key ---- */
+
+static int config_long(struct opal_info_t *info, const char *key, long min, long value, long *out)
+{
+    char buf[OPAL_MAX_INFO_VAL + 1], *end;
+    int flag = 0;
+
+    if (NULL != info) {
+        (void) opal_info_get((opal_info_t *) info, key, OPAL_MAX_INFO_VAL, buf, &flag);
+    }
+    if (flag) {
+        value = strtol(buf, &end, 0);
+        if (end == buf || '\0' != *end || value < min) {
+            opal_output(0, "osc/newrma: bad value '%s' for info key %s", buf, key);
+            return OMPI_ERR_BAD_PARAM;
+        }
+    }
+    *out = value < min ? min : value;
+    return OMPI_SUCCESS;
+}
+
+static int config_bool(struct opal_info_t *info, const char *key, bool value, bool *out)
+{
+    int flag = 0;
+    bool v = value;
+
+    if (NULL != info) {
+        (void) opal_info_get_bool((opal_info_t *) info, (char *) key, &v, &flag);
+    }
+    *out = flag ? v : value;
+    return OMPI_SUCCESS;
+}
+
+static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *info)
+{
+    ompi_osc_newrma_config_t *c = &module->config;
+    long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active;
+    int ret = OMPI_SUCCESS;
+
+    ret |= config_long(info, "slots", 1, component.slots, &slots);
+    ret |= config_long(info, "op_win_pool_size", 1, component.op_win_pool_size, &op_pool);
+    ret |= config_long(info, "target_win_pool_size", 1, component.target_win_pool_size,
+                       &target_pool);
+    ret |= config_long(info, "piggyback_threshold", 0, component.piggyback_threshold, &piggyback);
+    ret |= config_long(info, "single_op_threshold", 0, (long) component.single_op_threshold,
+                       &single_op);
+    ret |= config_long(info, "lock_data_bytes", 0, (long) component.lock_data_bytes, &lock_bytes);
+    ret |= config_long(info, "active_req_threshold", -1, component.active_req_threshold, &active);
+    ret |= config_bool(info, "shm", component.shm, &c->shm);
+    ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
+    if (OMPI_SUCCESS != ret) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    /* slots beyond the number of possible targets would stay empty */
+    c->slots = (int) (slots < module->comm_size ? slots : module->comm_size);
+    c->op_win_pool_size = (int) op_pool;
+    c->target_win_pool_size = (int) target_pool;
+    c->piggyback_threshold = (int) piggyback;
+    c->single_op_threshold = (size_t) single_op;
+    c->lock_data_bytes = (size_t) lock_bytes;
+    c->active_req_threshold = (int) active;
+    return OMPI_SUCCESS;
+}
+
+/* ---- component-wide resources, created with the first window ---- */
+
+static int component_window_setup(void)
+{
+    int ret = OMPI_SUCCESS;
+
+    opal_mutex_lock(&component.lock);
+    if (!component.pools_ready) {
+        ret = ompi_osc_newrma_pool_init(&component.op_global_pool, "global op",
+                                        OBJ_CLASS(ompi_osc_newrma_op_t),
+                                        component.op_global_pool_size, true);
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_pool_init(&component.target_global_pool, "global target",
+                                            OBJ_CLASS(ompi_osc_newrma_target_t),
+                                            component.target_global_pool_size, true);
+        }
+        component.pools_ready = (OMPI_SUCCESS == ret);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads);
+    }
+    if (OMPI_SUCCESS == ret && !component.progress_registered) {
+        ret = opal_progress_register(ompi_osc_newrma_progress_cb);
+        component.progress_registered = (OMPI_SUCCESS == ret);
+    }
+    opal_mutex_unlock(&component.lock);
+    return ret;
+}
+
+/* ---- window memory per flavor ---- */
+
+static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t size)
+{
+    int ret;
+
+    switch (module->flavor) {
+        case MPI_WIN_FLAVOR_SHARED:
+            if (ompi_group_have_remote_peers(module->comm->c_local_group)) {
+                return OMPI_ERR_RMA_SHARED;
+            }
+            module->shm.direct = module->config.shm;
+            return ompi_osc_newrma_shm_allocate(module, size, module->config.alloc_shared_noncontig,
+                                                &module->base);
+        case MPI_WIN_FLAVOR_ALLOCATE:
+            if (module->config.shm) {
+                module->shm.direct = true;
+                return ompi_osc_newrma_shm_allocate(module, size, false, &module->base);
+            }
+            ret = posix_memalign(&module->base, opal_getpagesize(), size > 0 ? size : 1);
+            if (0 != ret) {
+                module->base = NULL;
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            module->owns_base = true;
+            return OMPI_SUCCESS;
+        case MPI_WIN_FLAVOR_CREATE:
+            module->base = *base;
+            return OMPI_SUCCESS;
+        default: /* MPI_WIN_FLAVOR_DYNAMIC: memory comes with MPI_Win_attach */
+            module->base = NULL;
+            return OMPI_SUCCESS;
+    }
+}
+
+/* ---- window-creation exchange: base, size, disp_unit, rkey, worker address ---- */
+
+typedef struct {
+    uint64_t base;
+    uint64_t size;
+    int32_t disp_unit;
+    uint32_t rkey_len;
+    uint32_t address_len;
+    uint32_t pad;
+} exchange_hdr_t;
+
+static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const exchange_hdr_t *hdr,
+                         const char *blob)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
+
+    peer->base = hdr->base;
+    peer->size = (size_t) hdr->size;
+    peer->disp_unit = hdr->disp_unit;
+    if (hdr->rkey_len > 0) {
+        peer->rkey_packed = malloc(hdr->rkey_len);
+        if (NULL == peer->rkey_packed) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        memcpy(peer->rkey_packed, blob, hdr->rkey_len);
+        peer->rkey_packed_len = hdr->rkey_len;
+    }
+    if (rank == module->my_rank) {
+        return OMPI_SUCCESS;
+    }
+    return ompi_osc_newrma_ucx_learn_address(proc, blob + hdr->rkey_len, hdr->address_len);
+}
+
+static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_t *hdrs,
+                                 const char *mine, size_t mine_len)
+{
+    ompi_communicator_t *comm = module->comm;
+    int *counts, *displs, total = 0, ret;
+    char *all;
+
+    counts = malloc(2 * sizeof(int) * (size_t) module->comm_size);
+    if (NULL == counts) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    displs = counts + module->comm_size;
+    for (int i = 0; i < module->comm_size; ++i) {
+        counts[i] = (int) (hdrs[i].rkey_len + hdrs[i].address_len);
+        displs[i] = total;
+        total += counts[i];
+    }
+    all = malloc((size_t) total + 1);
+    if (NULL == all) {
+        free(counts);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = comm->c_coll->coll_allgatherv(mine, (int) mine_len, MPI_BYTE, all, counts, displs,
+                                        MPI_BYTE, comm, comm->c_coll->coll_allgatherv_module);
+    for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
+        ret = exchange_peer(module, i, &hdrs[i], all + displs[i]);
+    }
+    free(all);
+    free(counts);
+    return ret;
+}
+
+static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, size_t rkey_len)
+{
+    ompi_communicator_t *comm = module->comm;
+    exchange_hdr_t mine = {0}, *hdrs;
+    char *blob;
+    int ret;
+
+    mine.base = (uint64_t) (uintptr_t) module->base;
+    mine.size = module->size;
+    mine.disp_unit = module->disp_unit;
+    mine.rkey_len = (uint32_t) rkey_len;
+    mine.address_len = (uint32_t) component.worker_address_len;
+    hdrs = malloc(sizeof(*hdrs) * (size_t) module->comm_size);
+    blob = malloc(rkey_len + component.worker_address_len);
+    if (NULL == hdrs || NULL == blob) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    memcpy(blob, rkey, rkey_len);
+    memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
+    ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine),
+                                       MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + component.worker_address_len);
+    }
+out:
+    free(blob);
+    free(hdrs);
+    return ret;
+}
+
+/* ---- construction / destruction ---- */
+
+static void module_peers_free(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    if (NULL == module->peers) {
+        return;
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
+        ompi_osc_newrma_peer_t *peer = &module->peers[i];
+        if (NULL != peer->rkey) {
+            ucp_rkey_destroy(peer->rkey);
+        }
+        free(peer->rkey_packed);
+        while (NULL != (item = opal_list_remove_first(&peer->regions))) {
+            OBJ_RELEASE(item);
+        }
+        OBJ_DESTRUCT(&peer->regions);
+    }
+    free(module->peers);
+    module->peers = NULL;
+}
+
+static int module_peers_alloc(ompi_osc_newrma_module_t *module)
+{
+    module->peers = calloc((size_t) module->comm_size, sizeof(module->peers[0]));
+    if (NULL == module->peers) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
+        OBJ_CONSTRUCT(&module->peers[i].regions, opal_list_t);
+    }
+    return OMPI_SUCCESS;
+}
+
+static void module_unregister(ompi_osc_newrma_module_t *module)
+{
+    void *found;
+
+    opal_mutex_lock(&component.windows_lock);
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found)
+        && found == module) {
+        opal_hash_table_remove_value_uint32(&component.modules, module->cid);
+    }
+    opal_mutex_unlock(&component.windows_lock);
+}
+
+static void module_destroy(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    module_unregister(module);
+    if (module->pools_ready) {
+        (void) ompi_osc_newrma_pool_fini(&module->op_pool);
+        (void) ompi_osc_newrma_pool_fini(&module->target_pool);
+    }
+    ompi_osc_newrma_optable_fini(&module->table);
+    module_peers_free(module);
+    ompi_osc_newrma_ucx_mem_unmap(module->memh, module->rkey_packed);
+    ompi_osc_newrma_shm_free(module);
+    while (NULL != (item = opal_list_remove_first(&module->attached))) {
+        OBJ_RELEASE(item);
+    }
+    if (module->owns_base) {
+        free(module->base);
+    }
+    if (NULL != module->comm) {
+        ompi_comm_free(&module->comm);
+    }
+    OBJ_DESTRUCT(&module->attached);
+    OBJ_DESTRUCT(&module->attached_lock);
+    OBJ_DESTRUCT(&module->lock);
+    free(module);
+}
+
+static int module_register(ompi_osc_newrma_module_t *module)
+{
+    int ret;
+
+    opal_mutex_lock(&component.windows_lock);
+    ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
+    opal_mutex_unlock(&component.windows_lock);
+    return ret;
+}
+
+static int module_tables(ompi_osc_newrma_module_t *module)
+{
+    int ret = ompi_osc_newrma_optable_init(&module->table, module->config.slots);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_pool_init(&module->op_pool, "window op", OBJ_CLASS(ompi_osc_newrma_op_t),
+                                    (size_t) module->config.op_win_pool_size, false);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_pool_init(&module->target_pool, "window target",
+                                    OBJ_CLASS(ompi_osc_newrma_target_t),
+                                    (size_t) module->config.target_win_pool_size, false);
+    if (OMPI_SUCCESS != ret) {
+        (void) ompi_osc_newrma_pool_fini(&module->op_pool);
+        return ret;
+    }
+    module->pools_ready = true;
+    return OMPI_SUCCESS;
+}
+
+static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t size,
+                        struct opal_info_t *info)
+{
+    ompi_communicator_t *dup = NULL;
+    int ret;
+
+    ret = ompi_comm_dup(module->comm, &dup);
+    module->comm = dup;
+    if (OMPI_SUCCESS != ret) {
+        module->comm = NULL;
+        return ret;
+    }
+    module->cid = ompi_comm_get_cid(module->comm);
+    module->my_rank = ompi_comm_rank(module->comm);
+    module->comm_size = ompi_comm_size(module->comm);
+    ret = module_config(module, info);
+    if (OMPI_SUCCESS == ret) {
+        ret = component_window_setup();
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = module_peers_alloc(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = module_tables(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = module_memory(module, base, size);
+    }
+    if (OMPI_SUCCESS == ret && size > 0) {
+        ret = ompi_osc_newrma_ucx_mem_map(module->base, size, &module->memh, &module->rkey_packed,
+                                          &module->rkey_packed_len);
+    }
+    /* registered before the exchange: once a peer is past it, it may send
+     * us packets for this window */
+    if (OMPI_SUCCESS == ret) {
+        ret = module_register(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = module_exchange(module, module->rkey_packed, module->rkey_packed_len);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor,
+                           int *model)
+{
+    ompi_osc_newrma_module_t *module = calloc(1, sizeof(*module));
+    int ret;
+
+    if (NULL == module) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    module->super = module_template;
+    OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&module->attached, opal_list_t);
+    OBJ_CONSTRUCT(&module->attached_lock, opal_mutex_t);
+    module->win = win;
+    module->comm = comm; /* replaced by a duplicate in module_build */
+    module->flavor = flavor;
+    module->size = MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size;
+    module->disp_unit = disp_unit;
+    module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
+
+    ret = module_build(module, base, module->size, info);
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "window creation failed: %d", ret);
+        module_destroy(module);
+        return ret;
+    }
+    /* my own memory is always reached with loads and stores */
+    module->peers[module->my_rank].shm_base = module->base;
+    if (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor) {
+        *base = module->base;
+    }
+    *model = MPI_WIN_UNIFIED;
+    win->w_osc_module = &module->super;
+    module->ready = true;
+    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s",
+                       module->cid, flavor, module->size, module->config.slots,
+                       module->shm.direct ? "direct" : "off");
+    return OMPI_SUCCESS;
+}
+
+static bool free_ready(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return NULL == module->fence_req && 0 == module->table.num_targets
+           && 0 == module->ack_counter && 0 == module->active_reqs;
+}
+
+int ompi_osc_newrma_free(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    ompi_osc_newrma_target_t *target;
+    int ret, slot;
+
+    opal_mutex_lock(&module->lock);
+    if (module->win_state != OMPI_OSC_NEWRMA_WIN_NONE
+        && !ompi_osc_newrma_win_state_is_fence(module->win_state)) {
+        opal_mutex_unlock(&module->lock);
+        return OMPI_ERR_RMA_SYNC;
+    }
+    /* ops posted after the last FENCE (an erroneous program) still complete */
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH;
+    }
+    if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state && NULL == module->fence_req) {
+        module->win_state = OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED;
+    }
+    ret = ompi_osc_newrma_progress_wait(module, free_ready, NULL);
+    module->ready = false;
+    opal_mutex_unlock(&module->lock);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* nobody may still be accessing my memory */
+    ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    win->w_osc_module = NULL;
+    module_destroy(module);
+    return ret;
+}
+
+ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid)
+{
+    void *module = NULL;
+
+    opal_mutex_lock(&component.windows_lock);
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&component.modules, cid, &module)) {
+        module = NULL;
+    }
+    opal_mutex_unlock(&component.windows_lock);
+    return module;
+}
+
+/* ---- dynamic windows ---- */
+
+static bool regions_overlap(ompi_osc_newrma_module_t *module, uint64_t base, size_t len)
+{
+    ompi_osc_newrma_region_t *region;
+
+    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
+        if (base < region->base + region->len && region->base < base + len) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    ompi_osc_newrma_region_t *region;
+    int ret;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return OMPI_ERR_RMA_FLAVOR;
+    }
+    if (0 == len) {
+        return OMPI_SUCCESS; /* nothing can be accessed in it */
+    }
+    region = OBJ_NEW(ompi_osc_newrma_region_t);
+    if (NULL == region) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    region->base = (uint64_t) (uintptr_t) base;
+    region->len = len;
+    opal_mutex_lock(&module->attached_lock);
+    if (regions_overlap(module, region->base, len)) {
+        ret = OMPI_ERR_RMA_ATTACH;
+    } else {
+        ret = ompi_osc_newrma_ucx_mem_map(base, len, &region->memh, &region->rkey_packed,
+                                          &region->rkey_packed_len);
+    }
+    if (OMPI_SUCCESS == ret) {
+        opal_list_append(&module->attached, &region->super);
+    }
+    opal_mutex_unlock(&module->attached_lock);
+    if (OMPI_SUCCESS != ret) {
+        OBJ_RELEASE(region);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    ompi_osc_newrma_region_t *region, *found = NULL;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return OMPI_ERR_RMA_FLAVOR;
+    }
+    opal_mutex_lock(&module->attached_lock);
+    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
+        if (region->base == (uint64_t) (uintptr_t) base) {
+            found = region;
+            break;
+        }
+    }
+    if (NULL != found) {
+        opal_list_remove_item(&module->attached, &found->super);
+    }
+    opal_mutex_unlock(&module->attached_lock);
+    if (NULL == found) {
+        return OMPI_ERR_RMA_ATTACH;
+    }
+    OBJ_RELEASE(found);
+    return OMPI_SUCCESS;
+}
+
+/* ---- shared windows ---- */
+
+int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size, int *disp_unit,
+                                 void *baseptr)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    ompi_osc_newrma_peer_t *peer = NULL;
+
+    if (!module->shm.active) {
+        return OMPI_ERR_RMA_FLAVOR;
+    }
+    if (MPI_PROC_NULL == rank) {
+        /* the lowest rank that exposes memory */
+        for (int i = 0; i < module->comm_size && NULL == peer; ++i) {
+            if (module->peers[i].size > 0 && NULL != module->peers[i].shm_base) {
+                peer = &module->peers[i];
+            }
+        }
+    } else if (rank >= 0 && rank < module->comm_size && NULL != module->peers[rank].shm_base) {
+        peer = &module->peers[rank];
+    } else if (rank < 0 || rank >= module->comm_size) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    *size = NULL != peer ? peer->size : 0;
+    *disp_unit = NULL != peer ? peer->disp_unit : module->disp_unit;
+    *(void **) baseptr = NULL != peer ? peer->shm_base : NULL;
+    return OMPI_SUCCESS;
+}

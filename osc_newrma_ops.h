@@ -1,0 +1,20 @@
+/*
+ * osc/newrma: issuing and retiring operation elements (used by the basic
+ * routines in osc_newrma_progress.c).  Caller holds the window lock.
+ */
+#ifndef OMPI_OSC_NEWRMA_OPS_H
+#define OMPI_OSC_NEWRMA_OPS_H
+
+#include "osc_newrma_types.h"
+
+/** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */
+int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op);
+
+/** Retire a completed op: deliver staged GET data, release it to the pools. */
+int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op);
+
+/** Issue RMA_DONE to @p target (active target: counted in module->ack_counter). */
+int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target);
+
+#endif /* OMPI_OSC_NEWRMA_OPS_H */

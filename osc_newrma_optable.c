@@ -1,0 +1,173 @@
+/*
+ * osc/newrma: operation table (see osc_newrma_optable.h).
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "ompi/constants.h"
+
+#include "osc_newrma_optable.h"
+
+static void op_construct(ompi_osc_newrma_op_t *op)
+{
+    op->bounce = NULL;
+    op->issued = false;
+    op->outstanding = 0;
+    op->module = NULL;
+}
+
+static void target_construct(ompi_osc_newrma_target_t *target)
+{
+    OBJ_CONSTRUCT(&target->ops, opal_list_t);
+    target->slot_next = NULL;
+    target->next_op_to_issue = NULL;
+}
+
+static void target_destruct(ompi_osc_newrma_target_t *target)
+{
+    OBJ_DESTRUCT(&target->ops);
+}
+
+OBJ_CLASS_INSTANCE(ompi_osc_newrma_op_t, opal_list_item_t, op_construct, NULL);
+OBJ_CLASS_INSTANCE(ompi_osc_newrma_target_t, opal_list_item_t, target_construct, target_destruct);
+
+int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int nslots)
+{
+    if (nslots < 1) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    table->slots = calloc((size_t) nslots, sizeof(table->slots[0]));
+    if (NULL == table->slots) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    table->nslots = nslots;
+    table->num_nonempty_slots = 0;
+    table->num_targets = 0;
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_optable_fini(ompi_osc_newrma_optable_t *table)
+{
+    free(table->slots);
+    table->slots = NULL;
+    table->nslots = 0;
+}
+
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_lookup(ompi_osc_newrma_optable_t *table, int rank)
+{
+    ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_slot(table, rank)->targets;
+
+    while (NULL != target && target->rank != rank) {
+        target = target->slot_next;
+    }
+    return target;
+}
+
+void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
+                                    ompi_osc_newrma_target_t *target, int rank)
+{
+    ompi_osc_newrma_slot_t *slot = ompi_osc_newrma_optable_slot(table, rank);
+
+    target->rank = rank;
+    target->op_count = 0;
+    target->next_op_to_issue = NULL;
+    target->sync_flag = OMPI_OSC_NEWRMA_SYNC_NONE;
+    target->lock_state = OMPI_OSC_NEWRMA_LOCK_CALLED;
+    target->lock_type = 0;
+    target->lock_mode = 0;
+    target->ack_counter = 0;
+    target->needs_rma_done = false;
+
+    if (NULL == slot->targets) {
+        table->num_nonempty_slots++;
+    }
+    target->slot_next = slot->targets;
+    slot->targets = target;
+    table->num_targets++;
+}
+
+void ompi_osc_newrma_optable_remove(ompi_osc_newrma_optable_t *table,
+                                    ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_slot_t *slot = ompi_osc_newrma_optable_slot(table, target->rank);
+    ompi_osc_newrma_target_t **link = &slot->targets;
+
+    while (NULL != *link && *link != target) {
+        link = &(*link)->slot_next;
+    }
+    if (NULL == *link) {
+        return;
+    }
+    *link = target->slot_next;
+    target->slot_next = NULL;
+    if (NULL == slot->targets) {
+        table->num_nonempty_slots--;
+    }
+    table->num_targets--;
+}
+
+void ompi_osc_newrma_target_enqueue_op(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
+{
+    op->issued = false;
+    op->outstanding = 0;
+    opal_list_append(&target->ops, &op->super);
+    if (NULL == target->next_op_to_issue) {
+        target->next_op_to_issue = op;
+    }
+    target->op_count++;
+}
+
+void ompi_osc_newrma_target_dequeue_op(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
+{
+    opal_list_remove_item(&target->ops, &op->super);
+}
+
+ompi_osc_newrma_op_t *ompi_osc_newrma_target_next_pending(ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_op_t *op = target->next_op_to_issue;
+    opal_list_item_t *next;
+
+    if (NULL == op) {
+        return NULL;
+    }
+    op->issued = true;
+    next = opal_list_get_next(&op->super);
+    target->next_op_to_issue = (next == opal_list_get_end(&target->ops))
+                                   ? NULL
+                                   : (ompi_osc_newrma_op_t *) next;
+    return op;
+}
+
+static ompi_osc_newrma_target_t *first_from_slot(ompi_osc_newrma_optable_t *table, int *slot_p)
+{
+    for (int s = *slot_p; s < table->nslots; ++s) {
+        if (NULL != table->slots[s].targets) {
+            *slot_p = s;
+            return table->slots[s].targets;
+        }
+    }
+    *slot_p = table->nslots;
+    return NULL;
+}
+
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_first(ompi_osc_newrma_optable_t *table,
+                                                        int *slot_p)
+{
+    *slot_p = 0;
+    if (0 == table->num_nonempty_slots) {
+        return NULL;
+    }
+    return first_from_slot(table, slot_p);
+}
+
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_next(ompi_osc_newrma_optable_t *table,
+                                                       ompi_osc_newrma_target_t *target,
+                                                       int *slot_p)
+{
+    if (NULL != target->slot_next) {
+        return target->slot_next;
+    }
+    *slot_p += 1;
+    return first_from_slot(table, slot_p);
+}

@@ -1,0 +1,156 @@
+/*
+ * osc/newrma: the Operation Table (design: "Data structures").
+ *
+ *   slot[rank % nslots] -> target element -> target element -> ...
+ *                              |
+ *                              +-> op element -> op element -> ...
+ *
+ * The slot array has a fixed, user-chosen size; targets map onto slots
+ * round-robin.  A target element holds the op list of one target and, in
+ * passive target, that target's per-target epoch state.  An op element
+ * holds everything needed to issue one RMA operation.  A PENDING op has not
+ * been issued; an ISSUED op waits for its transport requests to complete.
+ *
+ * All functions here require the window lock.
+ */
+#ifndef OMPI_OSC_NEWRMA_OPTABLE_H
+#define OMPI_OSC_NEWRMA_OPTABLE_H
+
+#include "ompi_config.h"
+
+#include "opal/class/opal_list.h"
+#include "opal/sys/atomic.h"
+
+#include <ucp/api/ucp.h>
+
+#include "osc_newrma_types.h"
+
+struct ompi_datatype_t;
+
+/** Operation element. */
+struct ompi_osc_newrma_op_t {
+    opal_list_item_t super;
+    ompi_osc_newrma_op_kind_t kind;
+    /** origin buffer as the user gave it */
+    void *origin_addr;
+    int origin_count;
+    struct ompi_datatype_t *origin_dt;
+    /** target side, in the target's displacement units */
+    ptrdiff_t target_disp;
+    int target_count;
+    struct ompi_datatype_t *target_dt;
+    /** bytes moved (origin and target type signatures carry the same) */
+    size_t bytes;
+    /** contiguous staging copy of a non-contiguous origin buffer, or NULL */
+    void *bounce;
+    /** design's "req": false while PENDING, true once ISSUED */
+    bool issued;
+    /** transport requests of this op still in flight */
+    ompi_osc_newrma_atomic_t outstanding;
+    /** window the op belongs to (completion callbacks update its counters) */
+    ompi_osc_newrma_module_t *module;
+    /** transport target: endpoint, rkey and remote address of target_disp */
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    uint64_t target_addr;
+};
+OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
+
+/** Target element. */
+struct ompi_osc_newrma_target_t {
+    opal_list_item_t super;
+    /** next target element in the same slot */
+    ompi_osc_newrma_target_t *slot_next;
+    /** op list, in the order the user posted the operations */
+    opal_list_t ops;
+    /** first op not issued yet (NULL: all issued) */
+    ompi_osc_newrma_op_t *next_op_to_issue;
+    int rank;
+    /** ops posted to this target since the element was created */
+    int op_count;
+    ompi_osc_newrma_sync_flag_t sync_flag;
+    /** per-target epoch state (passive target) */
+    ompi_osc_newrma_lock_state_t lock_state;
+    int lock_type;
+    int lock_mode;
+    /** RMA_DONE_ACKs this target still owes us (passive target) */
+    int ack_counter;
+    /** RMA writes were issued that no RMA_DONE has covered yet */
+    bool needs_rma_done;
+};
+OBJ_CLASS_DECLARATION(ompi_osc_newrma_target_t);
+
+/** Slot: head of a list of target elements. */
+struct ompi_osc_newrma_slot_t {
+    ompi_osc_newrma_target_t *targets;
+};
+
+/** The window's operation table. */
+struct ompi_osc_newrma_optable_t {
+    ompi_osc_newrma_slot_t *slots;
+    int nslots;
+    /** slots whose target list is not empty (lets sweeps stop early) */
+    int num_nonempty_slots;
+    /** target elements in the table */
+    int num_targets;
+};
+
+/** Allocate @p nslots empty slots. @return OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE */
+int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int nslots);
+
+/** Free the slot array; the table must be empty. */
+void ompi_osc_newrma_optable_fini(ompi_osc_newrma_optable_t *table);
+
+/** Slot that holds @p rank's target element (round-robin mapping). */
+static inline ompi_osc_newrma_slot_t *ompi_osc_newrma_optable_slot(ompi_osc_newrma_optable_t *table,
+                                                                   int rank)
+{
+    return &table->slots[rank % table->nslots];
+}
+
+/** Find @p rank's target element. @return it, or NULL when absent. */
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_lookup(ompi_osc_newrma_optable_t *table,
+                                                         int rank);
+
+/** Reset @p target for @p rank and link it into its slot. */
+void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
+                                    ompi_osc_newrma_target_t *target, int rank);
+
+/** Unlink @p target from its slot; its op list must be empty. */
+void ompi_osc_newrma_optable_remove(ompi_osc_newrma_optable_t *table,
+                                    ompi_osc_newrma_target_t *target);
+
+/** Append @p op to @p target's op list as a PENDING op. */
+void ompi_osc_newrma_target_enqueue_op(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op);
+
+/** Remove a completed @p op from @p target's op list. */
+void ompi_osc_newrma_target_dequeue_op(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op);
+
+/** Mark the next pending op of @p target issued and return it (NULL: none). */
+ompi_osc_newrma_op_t *ompi_osc_newrma_target_next_pending(ompi_osc_newrma_target_t *target);
+
+/** True when @p op is the last op of its target's list. */
+static inline bool ompi_osc_newrma_target_is_last_op(ompi_osc_newrma_target_t *target,
+                                                     ompi_osc_newrma_op_t *op)
+{
+    return (opal_list_item_t *) op == opal_list_get_last(&target->ops);
+}
+
+/** True when an op has been issued and every transport request completed. */
+static inline bool ompi_osc_newrma_op_is_complete(ompi_osc_newrma_op_t *op)
+{
+    return op->issued && 0 == op->outstanding;
+}
+
+/**
+ * Iterate over every target element: for (t = first(table, &s); t; t = next(table, t, &s)).
+ * @p slot_p carries the position; the current element may be removed only
+ * after next() has been called for it.
+ */
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_first(ompi_osc_newrma_optable_t *table,
+                                                        int *slot_p);
+ompi_osc_newrma_target_t *ompi_osc_newrma_optable_next(ompi_osc_newrma_optable_t *table,
+                                                       ompi_osc_newrma_target_t *target,
+                                                       int *slot_p);
+
+#endif /* OMPI_OSC_NEWRMA_OPTABLE_H */

@@ -1,0 +1,78 @@
+/*
+ * osc/newrma: active-message packets.
+ *
+ * Packets arrive in a UCX callback, are copied into the component's inbox
+ * and are handled later by the progress callback, outside UCX, where a
+ * handler may send replies and take window locks.
+ */
+#ifndef OMPI_OSC_NEWRMA_PKT_H
+#define OMPI_OSC_NEWRMA_PKT_H
+
+#include "ompi_config.h"
+
+#include <stdint.h>
+
+#include "opal/class/opal_list.h"
+
+#include "osc_newrma_types.h"
+
+typedef enum {
+    /** origin asks which attached region of a dynamic window holds an address */
+    OMPI_OSC_NEWRMA_PKT_REGION_QUERY = 1,
+    /** target answers a REGION_QUERY: the region and its rkey (payload) */
+    OMPI_OSC_NEWRMA_PKT_REGION_REPLY
+} ompi_osc_newrma_pkt_type_t;
+
+/** Header of every packet. */
+typedef struct {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t reserved;
+    /** window: communicator id, the same on every member */
+    uint32_t cid;
+    /** sender's rank in the window */
+    int32_t src;
+    /** OMPI_SUCCESS or an OMPI_ERR_* code (replies) */
+    int32_t status;
+    uint64_t addr;
+    uint64_t len;
+    /** origin's cookie, echoed in the reply */
+    uint64_t tag;
+} ompi_osc_newrma_pkt_hdr_t;
+
+/** A received packet waiting in the inbox. */
+typedef struct {
+    opal_list_item_t super;
+    ompi_osc_newrma_pkt_hdr_t hdr;
+    size_t payload_len;
+    char payload[];
+} ompi_osc_newrma_pkt_t;
+
+/** What an origin waits on while its REGION_QUERY is answered. */
+typedef struct {
+    volatile bool done;
+    int status;
+    uint64_t base;
+    uint64_t len;
+    void *rkey_packed;
+} ompi_osc_newrma_region_query_t;
+
+/** Copy a packet into the inbox (called from the UCX receive callback). */
+void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *payload,
+                                 size_t payload_len);
+
+/** Handle every packet in the inbox. @return number handled. */
+int ompi_osc_newrma_pkt_process_inbox(void);
+
+/** Drop packets left in the inbox (component finalize). */
+void ompi_osc_newrma_pkt_drain(void);
+
+/**
+ * Ask @p target which of its attached regions holds [addr, addr+len) and wait
+ * for the answer (window lock held; released while waiting).
+ * @return OMPI_SUCCESS with @p query filled, or OMPI_ERR_RMA_RANGE.
+ */
+int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int target, uint64_t addr,
+                                     uint64_t len, ompi_osc_newrma_region_query_t *query);
+
+#endif /* OMPI_OSC_NEWRMA_PKT_H */

@@ -1,0 +1,113 @@
+/*
+ * osc/newrma: two-level element pools (see osc_newrma_pool.h).
+ */
+#include "ompi_config.h"
+
+#include "ompi/constants.h"
+#include "opal/util/output.h"
+
+#include "osc_newrma_pool.h"
+
+/* Stream for leak reports; the component sets it once its output is open.
+ * Stays -1 (silent) in the unit tests unless they open one. */
+int ompi_osc_newrma_pool_output = -1;
+
+int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, opal_class_t *cls,
+                              size_t capacity, bool shared)
+{
+    OBJ_CONSTRUCT(&pool->free, opal_list_t);
+    OBJ_CONSTRUCT(&pool->lock, opal_mutex_t);
+    pool->capacity = capacity;
+    pool->created = 0;
+    pool->cls = cls;
+    pool->shared = shared;
+    pool->name = name;
+
+    if (shared) {
+        return OMPI_SUCCESS;
+    }
+    for (size_t i = 0; i < capacity; ++i) {
+        opal_list_item_t *item = (opal_list_item_t *) opal_obj_new(cls);
+        if (NULL == item) {
+            (void) ompi_osc_newrma_pool_fini(pool);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        pool->created++;
+        opal_list_append(&pool->free, item);
+    }
+    return OMPI_SUCCESS;
+}
+
+size_t ompi_osc_newrma_pool_fini(ompi_osc_newrma_pool_t *pool)
+{
+    opal_list_item_t *item;
+    size_t freed = 0, missing;
+
+    while (NULL != (item = opal_list_remove_first(&pool->free))) {
+        OBJ_RELEASE(item);
+        freed++;
+    }
+    /* A local pool may end up holding elements that the global pool created
+     * (and the reverse); only the total is conserved.  What must hold is
+     * that a local pool gets back as many elements as its capacity. */
+    missing = pool->shared ? 0 : (freed < pool->capacity ? pool->capacity - freed : 0);
+    if (missing > 0 && ompi_osc_newrma_pool_output >= 0) {
+        opal_output(ompi_osc_newrma_pool_output,
+                    "osc/newrma: %s pool freed with %zu element(s) still in use (leak)", pool->name,
+                    missing);
+    }
+    OBJ_DESTRUCT(&pool->free);
+    OBJ_DESTRUCT(&pool->lock);
+    return missing;
+}
+
+static opal_list_item_t *pool_take(ompi_osc_newrma_pool_t *pool)
+{
+    opal_list_item_t *item = opal_list_remove_first(&pool->free);
+
+    if (NULL == item && pool->shared && pool->created < pool->capacity) {
+        item = (opal_list_item_t *) opal_obj_new(pool->cls);
+        if (NULL != item) {
+            pool->created++;
+        }
+    }
+    return item;
+}
+
+opal_list_item_t *ompi_osc_newrma_pool_get(ompi_osc_newrma_pool_t *local,
+                                           ompi_osc_newrma_pool_t *global)
+{
+    opal_list_item_t *item = pool_take(local);
+
+    if (NULL == item && NULL != global) {
+        OPAL_THREAD_LOCK(&global->lock);
+        item = pool_take(global);
+        OPAL_THREAD_UNLOCK(&global->lock);
+    }
+    return item;
+}
+
+void ompi_osc_newrma_pool_put(ompi_osc_newrma_pool_t *local, ompi_osc_newrma_pool_t *global,
+                              opal_list_item_t *item)
+{
+    if (opal_list_get_size(&local->free) < local->capacity || NULL == global) {
+        opal_list_prepend(&local->free, item);
+        return;
+    }
+    OPAL_THREAD_LOCK(&global->lock);
+    opal_list_prepend(&global->free, item);
+    OPAL_THREAD_UNLOCK(&global->lock);
+}
+
+size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool)
+{
+    size_t n;
+
+    OPAL_THREAD_LOCK(&pool->lock);
+    n = opal_list_get_size(&pool->free);
+    if (pool->shared) {
+        n += pool->capacity - pool->created;
+    }
+    OPAL_THREAD_UNLOCK(&pool->lock);
+    return n;
+}

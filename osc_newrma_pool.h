@@ -1,0 +1,74 @@
+/*
+ * osc/newrma: two-level element pools (design: "Operation and Target
+ * Element Pools").
+ *
+ * A window owns one local pool per element kind; the component owns one
+ * global pool per kind, shared by every window.  Elements are taken from
+ * the local pool first, then the global one; when both are empty the caller
+ * runs CLEANUP_WIN_AGGRESSIVE.  A returned element goes to the local pool
+ * unless it is full, then to the global pool.  Both sizes are fixed by the
+ * user, so a window can never be starved by another window.
+ */
+#ifndef OMPI_OSC_NEWRMA_POOL_H
+#define OMPI_OSC_NEWRMA_POOL_H
+
+#include "ompi_config.h"
+
+#include "opal/class/opal_list.h"
+#include "opal/threads/mutex.h"
+
+#include "osc_newrma_types.h"
+
+struct ompi_osc_newrma_pool_t {
+    /** free elements */
+    opal_list_t free;
+    /** how many elements the pool may hold (fixed by the user) */
+    size_t capacity;
+    /** elements created by this pool so far (global pools create lazily) */
+    size_t created;
+    /** class of the elements (an opal_list_item_t subclass) */
+    opal_class_t *cls;
+    /** protects the pool when it is shared between windows (global pool) */
+    opal_mutex_t lock;
+    bool shared;
+    /** name used in the leak report */
+    const char *name;
+};
+
+/**
+ * Set up a pool of @p capacity elements of class @p cls.
+ * A local pool (@p shared false) creates all its elements now so that a window
+ * fails at creation, not mid-epoch; a global pool creates them on demand.
+ * @return OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ */
+int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, opal_class_t *cls,
+                              size_t capacity, bool shared);
+
+/**
+ * Release the pool's elements.
+ * @return the number of elements created by or lent to this pool that are
+ *         missing (still in use): 0 unless something leaked.  Each leak is
+ *         reported on the component's verbose stream.
+ */
+size_t ompi_osc_newrma_pool_fini(ompi_osc_newrma_pool_t *pool);
+
+/**
+ * Take one element: local pool first, then global.
+ * @return the element, or NULL when both pools are empty (the caller then
+ *         runs CLEANUP_WIN_AGGRESSIVE and tries again).
+ * The caller holds the window lock (which protects @p local).
+ */
+opal_list_item_t *ompi_osc_newrma_pool_get(ompi_osc_newrma_pool_t *local,
+                                           ompi_osc_newrma_pool_t *global);
+
+/**
+ * Return an element: to the local pool unless it is full, else to global.
+ * The caller holds the window lock.
+ */
+void ompi_osc_newrma_pool_put(ompi_osc_newrma_pool_t *local, ompi_osc_newrma_pool_t *global,
+                              opal_list_item_t *item);
+
+/** Number of free elements available right now in @p pool. */
+size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool);
+
+#endif /* OMPI_OSC_NEWRMA_POOL_H */

@@ -1,0 +1,70 @@
+/*
+ * osc/newrma: the design's basic routines ("Basic routines").
+ *
+ *   ISSUE_OPS_{TARGET,WIN,GLOBAL}          issue pending operations
+ *   CLEANUP_{TARGET,WIN,GLOBAL}            retire completed operations/targets
+ *   MAKE_RMA_PROGRESS_{TARGET,WIN,GLOBAL}  both, until nothing changes
+ *   PROGRESS_WAIT                          block until a condition holds
+ *   CLEANUP_WIN_AGGRESSIVE                 block until an element is free
+ *
+ * Counting functions return the number of operations/targets they handled
+ * (>= 0) or a negative OMPI_ERR_* code.  Unless stated otherwise the caller
+ * holds the window lock.
+ */
+#ifndef OMPI_OSC_NEWRMA_PROGRESS_H
+#define OMPI_OSC_NEWRMA_PROGRESS_H
+
+#include "osc_newrma_types.h"
+
+/** Condition polled by PROGRESS_WAIT (window lock held). */
+typedef bool (*ompi_osc_newrma_cond_fn_t)(ompi_osc_newrma_module_t *module, void *arg);
+
+/** ISSUE_OPS_TARGET: issue up to @p max pending ops of @p target (max < 0: all). */
+int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_target_t *target, int max);
+/** ISSUE_OPS_WIN: issue pending ops of every target, one op per target per round. */
+int ompi_osc_newrma_issue_ops_win(ompi_osc_newrma_module_t *module);
+
+/** CLEANUP_TARGET: retire @p target's completed ops, oldest first. */
+int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target);
+/** CLEANUP_WIN: retire completed ops; in active target also empty target elements. */
+int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module);
+
+/** MAKE_RMA_PROGRESS_TARGET */
+int ompi_osc_newrma_make_rma_progress_target(ompi_osc_newrma_module_t *module,
+                                             ompi_osc_newrma_target_t *target);
+/** MAKE_RMA_PROGRESS_WIN (also notices a completed FENCE IBARRIER) */
+int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module);
+/** MAKE_RMA_PROGRESS_GLOBAL: every window whose lock is free (no lock held by caller). */
+int ompi_osc_newrma_make_rma_progress_global(void);
+
+/**
+ * PROGRESS_WAIT: make progress until @p cond holds.  The window lock is
+ * released while the progress engine runs.
+ */
+int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
+                                  void *arg);
+
+/** CLEANUP_WIN_AGGRESSIVE: block until an element of @p resource can be had. */
+int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
+                                           ompi_osc_newrma_resource_t resource);
+
+/** Take an op element (local pool, global pool, then aggressive cleanup). */
+int ompi_osc_newrma_op_alloc(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t **op_p);
+
+/** Find @p rank's target element or create one (same resource order). */
+int ompi_osc_newrma_target_get(ompi_osc_newrma_module_t *module, int rank,
+                               ompi_osc_newrma_target_t **target_p);
+
+/** Return a target element with an empty op list to the pools. */
+void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target);
+
+/** True when the operation table holds no target element. */
+bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
+
+/** The opal_progress callback: UCX worker, inbox, MAKE_RMA_PROGRESS_GLOBAL. */
+int ompi_osc_newrma_progress_cb(void);
+
+#endif /* OMPI_OSC_NEWRMA_PROGRESS_H */

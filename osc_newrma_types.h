@@ -1,0 +1,81 @@
+/*
+ * osc/newrma: forward declarations and the design's named states.
+ *
+ * Names follow MPICH's "New RMA Design" (../shared/design/new-rma-design.md):
+ * operation element, target element, slot, window state, per-target state.
+ */
+#ifndef OMPI_OSC_NEWRMA_TYPES_H
+#define OMPI_OSC_NEWRMA_TYPES_H
+
+#include <stdint.h>
+
+/** Counter updated by transport callbacks with opal_atomic_* (Open MPI 4.1 has
+ * no opal_atomic_int32_t). */
+typedef volatile int32_t ompi_osc_newrma_atomic_t;
+
+struct ompi_osc_newrma_module_t;
+struct ompi_osc_newrma_component_t;
+struct ompi_osc_newrma_op_t;
+struct ompi_osc_newrma_target_t;
+struct ompi_osc_newrma_slot_t;
+struct ompi_osc_newrma_optable_t;
+struct ompi_osc_newrma_pool_t;
+struct ompi_osc_newrma_peer_t;
+struct ompi_osc_newrma_endpoint_t;
+
+typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
+typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
+typedef struct ompi_osc_newrma_op_t ompi_osc_newrma_op_t;
+typedef struct ompi_osc_newrma_target_t ompi_osc_newrma_target_t;
+typedef struct ompi_osc_newrma_slot_t ompi_osc_newrma_slot_t;
+typedef struct ompi_osc_newrma_optable_t ompi_osc_newrma_optable_t;
+typedef struct ompi_osc_newrma_pool_t ompi_osc_newrma_pool_t;
+typedef struct ompi_osc_newrma_peer_t ompi_osc_newrma_peer_t;
+typedef struct ompi_osc_newrma_endpoint_t ompi_osc_newrma_endpoint_t;
+
+/** The nine window states of the design (MPIDI_RMA_*). */
+typedef enum {
+    OMPI_OSC_NEWRMA_WIN_NONE = 0,
+    OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED,
+    OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED,
+    OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED,
+    OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED,
+    OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED,
+    OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED,
+    OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED,
+    OMPI_OSC_NEWRMA_WIN_PER_TARGET,
+    OMPI_OSC_NEWRMA_WIN_STATE_COUNT
+} ompi_osc_newrma_win_state_t;
+
+/** The three per-target states (used in PER_TARGET and LOCK_ALL_CALLED). */
+typedef enum {
+    OMPI_OSC_NEWRMA_LOCK_CALLED = 0,
+    OMPI_OSC_NEWRMA_LOCK_ISSUED,
+    OMPI_OSC_NEWRMA_LOCK_GRANTED,
+    OMPI_OSC_NEWRMA_LOCK_STATE_COUNT
+} ompi_osc_newrma_lock_state_t;
+
+/** What a target element's closing synchronization asks of ISSUE_OPS_TARGET. */
+typedef enum {
+    OMPI_OSC_NEWRMA_SYNC_NONE = 0,
+    /** issue every queued op and wait for local completion only */
+    OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL,
+    /** issue every queued op, then RMA_DONE; wait for RMA_DONE_ACK */
+    OMPI_OSC_NEWRMA_SYNC_FLUSH,
+    /** as FLUSH, and release the lock (RMA_DONE + UNLOCK) */
+    OMPI_OSC_NEWRMA_SYNC_UNLOCK
+} ompi_osc_newrma_sync_flag_t;
+
+/** Kind of an operation element. */
+typedef enum {
+    OMPI_OSC_NEWRMA_OP_PUT = 0,
+    OMPI_OSC_NEWRMA_OP_GET
+} ompi_osc_newrma_op_kind_t;
+
+/** Resource that CLEANUP_WIN_AGGRESSIVE is asked to free. */
+typedef enum {
+    OMPI_OSC_NEWRMA_RESOURCE_OP = 0,
+    OMPI_OSC_NEWRMA_RESOURCE_TARGET
+} ompi_osc_newrma_resource_t;
+
+#endif /* OMPI_OSC_NEWRMA_TYPES_H */

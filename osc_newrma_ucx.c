@@ -1,0 +1,406 @@
+/*
+ * osc/newrma: UCX transport (see osc_newrma_ucx.h).
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "ompi/proc/proc.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_pkt.h"
+#include "osc_newrma_ucx.h"
+
+#define component mca_osc_newrma_component
+
+/* A sent active message owns a copy of header and payload until completion. */
+typedef struct {
+    size_t hdr_len;
+    char data[];
+} ucx_am_buffer_t;
+
+static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_length, void *data,
+                                   size_t length, const ucp_am_recv_param_t *param)
+{
+    (void) arg;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        /* every osc/newrma packet is sent eager; nothing else uses this id */
+        OSC_NEWRMA_VERBOSE(1, "dropping rendezvous active message");
+        return UCS_OK;
+    }
+    ompi_osc_newrma_pkt_enqueue(header, header_length, data, length);
+    return UCS_OK;
+}
+
+static int ucx_create_context(bool thread_multiple)
+{
+    ucp_config_t *config;
+    ucp_params_t params = {0};
+    ucs_status_t status;
+
+    status = ucp_config_read("OSC_NEWRMA", NULL, &config);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED
+                        | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    params.mt_workers_shared = thread_multiple;
+    params.estimated_num_eps = ompi_proc_world_size();
+    status = ucp_init(&params, config, &component.ucp_context);
+    ucp_config_release(config);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_init failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int ucx_create_worker(bool thread_multiple)
+{
+    ucp_worker_params_t wparams = {0};
+    ucp_am_handler_param_t am = {0};
+    ucs_status_t status;
+
+    wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wparams.thread_mode = thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    status = ucp_worker_create(component.ucp_context, &wparams, &component.ucp_worker);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_worker_create failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    status = ucp_worker_get_address(component.ucp_worker,
+                                    (ucp_address_t **) &component.worker_address,
+                                    &component.worker_address_len);
+    if (UCS_OK != status) {
+        goto err_worker;
+    }
+    am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
+                    | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    am.id = OMPI_OSC_NEWRMA_AM_ID;
+    am.cb = ucx_am_recv_cb;
+    am.flags = UCP_AM_FLAG_WHOLE_MSG;
+    status = ucp_worker_set_am_recv_handler(component.ucp_worker, &am);
+    if (UCS_OK != status) {
+        goto err_address;
+    }
+    return OMPI_SUCCESS;
+
+err_address:
+    ucp_worker_release_address(component.ucp_worker, component.worker_address);
+    component.worker_address = NULL;
+err_worker:
+    opal_output(0, "osc/newrma: UCX worker setup failed: %s", ucs_status_string(status));
+    ucp_worker_destroy(component.ucp_worker);
+    component.ucp_worker = NULL;
+    return OMPI_ERROR;
+}
+
+int ompi_osc_newrma_ucx_init(bool thread_multiple)
+{
+    int ret;
+
+    if (NULL != component.ucp_worker) {
+        return OMPI_SUCCESS;
+    }
+    ret = ucx_create_context(thread_multiple);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ucx_create_worker(thread_multiple);
+    if (OMPI_SUCCESS != ret) {
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+        return ret;
+    }
+    OSC_NEWRMA_VERBOSE(10, "UCX worker ready (%zu-byte address, thread mode %s)",
+                       component.worker_address_len, thread_multiple ? "multi" : "single");
+    return OMPI_SUCCESS;
+}
+
+static void ucx_close_ep(ucp_ep_h ep)
+{
+    ucp_request_param_t param = {0};
+    void *req;
+
+    /* Force mode: peers may already be gone at finalize, and every window
+     * was freed (collectively) before, so nothing is in flight. */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    req = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        while (UCS_INPROGRESS == ucp_request_check_status(req)) {
+            ucp_worker_progress(component.ucp_worker);
+        }
+        ucp_request_free(req);
+    }
+}
+
+void ompi_osc_newrma_ucx_fini(void)
+{
+    uint64_t key;
+    void *value, *node = NULL;
+    int rc;
+
+    rc = opal_hash_table_get_first_key_uint64(&component.endpoints, &key, &value, &node);
+    while (OPAL_SUCCESS == rc) {
+        ompi_osc_newrma_endpoint_t *endpoint = value;
+        if (NULL != endpoint->ep) {
+            ucx_close_ep(endpoint->ep);
+        }
+        free(endpoint->address);
+        free(endpoint);
+        rc = opal_hash_table_get_next_key_uint64(&component.endpoints, &key, &value, node, &node);
+    }
+    opal_hash_table_remove_all(&component.endpoints);
+    if (NULL != component.ucp_worker) {
+        ucp_worker_release_address(component.ucp_worker, component.worker_address);
+        ucp_worker_destroy(component.ucp_worker);
+        component.ucp_worker = NULL;
+        component.worker_address = NULL;
+    }
+    if (NULL != component.ucp_context) {
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+    }
+}
+
+static uint64_t ucx_proc_key(struct ompi_proc_t *proc)
+{
+    return (uint64_t) (uintptr_t) proc;
+}
+
+int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    int ret = OMPI_SUCCESS;
+
+    OPAL_THREAD_LOCK(&component.lock);
+    if (OPAL_SUCCESS
+        == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                            (void **) &endpoint)) {
+        goto out;
+    }
+    endpoint = calloc(1, sizeof(*endpoint));
+    if (NULL == endpoint || NULL == (endpoint->address = malloc(len))) {
+        free(endpoint);
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    memcpy(endpoint->address, address, len);
+    endpoint->address_len = len;
+    ret = opal_hash_table_set_value_uint64(&component.endpoints, ucx_proc_key(proc), endpoint);
+    if (OPAL_SUCCESS != ret) {
+        free(endpoint->address);
+        free(endpoint);
+    }
+out:
+    OPAL_THREAD_UNLOCK(&component.lock);
+    return ret;
+}
+
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    ucp_ep_params_t params = {0};
+    ucs_status_t status;
+    int ret = OMPI_SUCCESS;
+
+    OPAL_THREAD_LOCK(&component.lock);
+    if (OPAL_SUCCESS
+        != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                            (void **) &endpoint)) {
+        ret = OMPI_ERR_UNREACH;
+        goto out;
+    }
+    if (NULL == endpoint->ep) {
+        params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = endpoint->address;
+        status = ucp_ep_create(component.ucp_worker, &params, &endpoint->ep);
+        if (UCS_OK != status) {
+            opal_output(0, "osc/newrma: ucp_ep_create failed: %s", ucs_status_string(status));
+            endpoint->ep = NULL;
+            ret = OMPI_ERR_UNREACH;
+            goto out;
+        }
+    }
+    *ep_p = endpoint->ep;
+out:
+    OPAL_THREAD_UNLOCK(&component.lock);
+    return ret;
+}
+
+int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
+                                size_t *rkey_len_p)
+{
+    ucp_mem_map_params_t params = {0};
+    ucp_mem_h memh;
+    void *rkey;
+    size_t rkey_len;
+    ucs_status_t status;
+
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    params.address = addr;
+    params.length = len;
+    status = ucp_mem_map(component.ucp_context, &params, &memh);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_mem_map of %zu bytes failed: %s", len,
+                    ucs_status_string(status));
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = ucp_rkey_pack(component.ucp_context, memh, &rkey, &rkey_len);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_rkey_pack failed: %s", ucs_status_string(status));
+        ucp_mem_unmap(component.ucp_context, memh);
+        return OMPI_ERROR;
+    }
+    *memh_p = memh;
+    *rkey_p = rkey;
+    *rkey_len_p = rkey_len;
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_ucx_mem_unmap(ucp_mem_h memh, void *rkey_packed)
+{
+    if (NULL != rkey_packed) {
+        ucp_rkey_buffer_release(rkey_packed);
+    }
+    if (NULL != memh) {
+        ucp_mem_unmap(component.ucp_context, memh);
+    }
+}
+
+int ompi_osc_newrma_ucx_rkey_unpack(ucp_ep_h ep, const void *packed, ucp_rkey_h *rkey_p)
+{
+    ucs_status_t status = ucp_ep_rkey_unpack(ep, packed, rkey_p);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_ep_rkey_unpack failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ompi_osc_newrma_op_t *op = user_data;
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: RDMA operation failed: %s", ucs_status_string(status));
+    }
+    opal_atomic_add_fetch_32(&op->module->active_reqs, -1);
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                             uint64_t raddr, ucp_rkey_h rkey)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = ucx_rdma_cb;
+    param.user_data = op;
+    /* count first: the callback may only run from a later progress call,
+     * but the counters must never be seen below zero */
+    opal_atomic_add_fetch_32(&op->outstanding, 1);
+    opal_atomic_add_fetch_32(&op->module->active_reqs, 1);
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        req = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
+    } else {
+        req = ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
+    }
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_add_fetch_32(&op->module->active_reqs, -1);
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        opal_output(0, "osc/newrma: ucp_%s_nbx failed: %s",
+                    OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "put" : "get",
+                    ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+static void ucx_rma_done_cb(void *request, ucs_status_t status, void *user_data)
+{
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: RMA_DONE (endpoint flush) failed: %s",
+                    ucs_status_string(status));
+    }
+    opal_atomic_add_fetch_32((ompi_osc_newrma_atomic_t *) user_data, -1);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = ucx_rma_done_cb;
+    param.user_data = (void *) counter;
+    opal_atomic_add_fetch_32(counter, 1);
+    req = ucp_ep_flush_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_add_fetch_32(counter, -1);
+    return UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
+    }
+    free(user_data);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
+                                size_t payload_len)
+{
+    ucp_request_param_t param = {0};
+    ucx_am_buffer_t *buf;
+    ucs_status_ptr_t req;
+
+    buf = malloc(sizeof(*buf) + hdr_len + payload_len);
+    if (NULL == buf) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    buf->hdr_len = hdr_len;
+    memcpy(buf->data, hdr, hdr_len);
+    if (payload_len > 0) {
+        memcpy(buf->data + hdr_len, payload, payload_len);
+    }
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+                         | UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send = ucx_am_send_cb;
+    param.user_data = buf;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, hdr_len, buf->data + hdr_len,
+                          payload_len, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    free(buf);
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
+                    ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_progress(void)
+{
+    if (NULL == component.ucp_worker) {
+        return 0;
+    }
+    return (int) ucp_worker_progress(component.ucp_worker);
+}

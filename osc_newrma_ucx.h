@@ -1,0 +1,86 @@
+/*
+ * osc/newrma: UCX transport.
+ *
+ * One ucp_context / ucp_worker per process, created with the first window.
+ * Endpoints are created on first use of a peer from the worker address that
+ * the peer published in a window-creation exchange; they live as long as
+ * the component.  RDMA (ucp_put_nbx / ucp_get_nbx) moves PUT/GET data;
+ * active messages carry the design's control packets.
+ *
+ * Completion callbacks run inside ucp_worker_progress() and only touch
+ * atomic counters.
+ */
+#ifndef OMPI_OSC_NEWRMA_UCX_H
+#define OMPI_OSC_NEWRMA_UCX_H
+
+#include "ompi_config.h"
+
+#include <ucp/api/ucp.h>
+
+#include "opal/sys/atomic.h"
+
+#include "osc_newrma_types.h"
+
+struct ompi_proc_t;
+
+/** Active-message id of every osc/newrma packet. */
+#define OMPI_OSC_NEWRMA_AM_ID 0x6e
+
+/** Endpoint cache entry for one peer process. */
+struct ompi_osc_newrma_endpoint_t {
+    ucp_ep_h ep;
+    void *address;
+    size_t address_len;
+};
+
+/**
+ * Create the UCX context and worker and register the active-message handler.
+ * Idempotent.  Caller holds the component lock.
+ */
+int ompi_osc_newrma_ucx_init(bool thread_multiple);
+
+/** Close every endpoint and destroy the worker and context. */
+void ompi_osc_newrma_ucx_fini(void);
+
+/** Remember @p proc's worker address (first one wins); no endpoint yet. */
+int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len);
+
+/** Endpoint to @p proc, created on first use. @return OMPI_SUCCESS or OMPI_ERR_UNREACH */
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p);
+
+/** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
+int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
+                                size_t *rkey_len_p);
+
+/** Undo ompi_osc_newrma_ucx_mem_map (either argument may be NULL). */
+void ompi_osc_newrma_ucx_mem_unmap(ucp_mem_h memh, void *rkey_packed);
+
+/** Unpack a peer's rkey for use on @p ep. */
+int ompi_osc_newrma_ucx_rkey_unpack(ucp_ep_h ep, const void *packed, ucp_rkey_h *rkey_p);
+
+/**
+ * Start one RDMA transfer of @p op (PUT writes @p buf to @p raddr, GET reads
+ * into @p buf).  When it does not complete at once, op->outstanding and the
+ * window's active_reqs count it until its callback runs.
+ */
+int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                             uint64_t raddr, ucp_rkey_h rkey);
+
+/**
+ * RMA_DONE for RDMA operations: ucp_ep_flush_nbx completes once every RDMA
+ * operation issued on @p ep is complete at the target; that completion is
+ * the RMA_DONE_ACK.  *@p counter is incremented now and decremented then.
+ */
+int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
+
+/**
+ * Send an active message (header + optional payload).  Both are copied, so
+ * the caller may reuse them when this returns.
+ */
+int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
+                                size_t payload_len);
+
+/** Progress the worker. @return number of events. */
+int ompi_osc_newrma_ucx_progress(void);
+
+#endif /* OMPI_OSC_NEWRMA_UCX_H */
