@@ -58,6 +58,22 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module)
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
 }
 
+/* Dynamic windows: forget the remote regions cached in the closed epoch;
+ * targets may detach and attach memory between epochs. */
+static void fence_forget_regions(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return;
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
+        while (NULL != (item = opal_list_remove_first(&module->peers[i].regions))) {
+            OBJ_RELEASE(item);
+        }
+    }
+}
+
 /* A previous FENCE's IBARRIER must finish before the next one starts. */
 static int fence_finish_previous(ompi_osc_newrma_module_t *module)
 {
@@ -130,6 +146,9 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         ret = fence_noprecede(module);
     } else {
         ret = fence_full(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        fence_forget_regions(module);
     }
     if (OMPI_SUCCESS == ret && (mpi_assert & MPI_MODE_NOSUCCEED)) {
         ret = win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOSUCCEED);

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Install what is missing (Debian bookworm packages) and build osc/newrma.
+# Sourced by scripts/test.sh and scripts/demo.sh; usable on its own.
+set -e
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox"
+missing=""
+for p in $pkgs; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "== installing:$missing"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+echo "== building osc/newrma"
+[ -x configure ] || ./autogen.sh >/dev/null
+[ -f Makefile ] || ./configure -q
+make -s -j2 >/dev/null
+echo "== built .libs/mca_osc_newrma.so"

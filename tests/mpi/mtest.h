@@ -1,0 +1,162 @@
+/*
+ * Helpers shared by the osc/newrma MPI tests: one behaviour per program,
+ * rank 0 prints " No Errors", exit status non-zero on any error.
+ */
+#ifndef OSC_NEWRMA_MTEST_H
+#define OSC_NEWRMA_MTEST_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mtest_errors = 0;
+static int mtest_rank = 0;
+
+static void mtest_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
+}
+
+static void mtest_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (mtest_errors++ < 20) {
+        fprintf(stderr, "[rank %d] ", mtest_rank);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+}
+
+#define MTEST_CHECK(cond, ...)        \
+    do {                              \
+        if (!(cond)) {                \
+            mtest_error(__VA_ARGS__); \
+        }                             \
+    } while (0)
+
+/* Abort on an unexpected MPI error (tests that do not expect errors). */
+#define MPI_CHECK(call)                                                        \
+    do {                                                                       \
+        int mpi_check_rc_ = (call);                                            \
+        if (MPI_SUCCESS != mpi_check_rc_) {                                    \
+            char msg_[MPI_MAX_ERROR_STRING];                                   \
+            int len_;                                                          \
+            MPI_Error_string(mpi_check_rc_, msg_, &len_);                      \
+            fprintf(stderr, "[rank %d] %s:%d: %s failed: %s\n", mtest_rank,    \
+                    __FILE__, __LINE__, #call, msg_);                          \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                      \
+        }                                                                      \
+    } while (0)
+
+static int mtest_finalize(void)
+{
+    int total = 0;
+
+    MPI_Allreduce(&mtest_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == mtest_rank) {
+        if (0 == total) {
+            printf(" No Errors\n");
+        } else {
+            printf(" Found %d errors\n", total);
+        }
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return 0 != total;
+}
+
+/* ---- windows of every flavor ---- */
+
+typedef struct {
+    MPI_Win win;
+    int flavor;
+    char *base;     /* my window memory */
+    size_t size;
+    MPI_Aint *disp0; /* per rank: target_disp of byte 0 (dynamic: absolute address) */
+    void *dyn_mem;
+} mtest_win_t;
+
+static int mtest_flavor(const char *name)
+{
+    if (0 == strcmp(name, "create")) return MPI_WIN_FLAVOR_CREATE;
+    if (0 == strcmp(name, "allocate")) return MPI_WIN_FLAVOR_ALLOCATE;
+    if (0 == strcmp(name, "shared")) return MPI_WIN_FLAVOR_SHARED;
+    if (0 == strcmp(name, "dynamic")) return MPI_WIN_FLAVOR_DYNAMIC;
+    fprintf(stderr, "unknown window flavor %s\n", name);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return -1;
+}
+
+/* Create a window of @size bytes per rank, disp_unit 1, of the given flavor. */
+static void mtest_win_create(mtest_win_t *w, const char *flavor, size_t size, MPI_Info info,
+                             MPI_Comm comm)
+{
+    int nprocs, flag, *actual;
+    MPI_Aint mine = 0;
+
+    MPI_Comm_size(comm, &nprocs);
+    memset(w, 0, sizeof(*w));
+    w->flavor = mtest_flavor(flavor);
+    w->size = size;
+    w->disp0 = calloc((size_t) nprocs, sizeof(MPI_Aint));
+    switch (w->flavor) {
+        case MPI_WIN_FLAVOR_CREATE:
+            w->base = malloc(size > 0 ? size : 1);
+            MPI_CHECK(MPI_Win_create(w->base, (MPI_Aint) size, 1, info, comm, &w->win));
+            break;
+        case MPI_WIN_FLAVOR_ALLOCATE:
+            MPI_CHECK(MPI_Win_allocate((MPI_Aint) size, 1, info, comm, &w->base, &w->win));
+            break;
+        case MPI_WIN_FLAVOR_SHARED:
+            MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint) size, 1, info, comm, &w->base, &w->win));
+            break;
+        default:
+            MPI_CHECK(MPI_Win_create_dynamic(info, comm, &w->win));
+            w->dyn_mem = malloc(size > 0 ? size : 1);
+            w->base = w->dyn_mem;
+            MPI_CHECK(MPI_Win_attach(w->win, w->base, (MPI_Aint) size));
+            MPI_Get_address(w->base, &mine);
+            break;
+    }
+    MPI_Allgather(&mine, 1, MPI_AINT, w->disp0, 1, MPI_AINT, comm);
+    MPI_Win_get_attr(w->win, MPI_WIN_CREATE_FLAVOR, &actual, &flag);
+    MTEST_CHECK(flag && *actual == w->flavor, "window flavor attribute %d, expected %d",
+                flag ? *actual : -1, w->flavor);
+    MPI_Win_get_attr(w->win, MPI_WIN_MODEL, &actual, &flag);
+    MTEST_CHECK(flag && *actual == MPI_WIN_UNIFIED, "memory model is not MPI_WIN_UNIFIED");
+}
+
+static void mtest_win_free(mtest_win_t *w)
+{
+    if (MPI_WIN_FLAVOR_DYNAMIC == w->flavor) {
+        MPI_CHECK(MPI_Win_detach(w->win, w->dyn_mem));
+    }
+    MPI_CHECK(MPI_Win_free(&w->win));
+    if (MPI_WIN_FLAVOR_CREATE == w->flavor || MPI_WIN_FLAVOR_DYNAMIC == w->flavor) {
+        free(w->base);
+    }
+    free(w->disp0);
+}
+
+/* Deterministic byte pattern: what byte @i of a buffer seeded by @seed holds. */
+static inline unsigned char mtest_pattern(uint32_t seed, size_t i)
+{
+    uint32_t x = seed * 2654435761u + (uint32_t) i * 40503u + (uint32_t) (i >> 16);
+    return (unsigned char) (x ^ (x >> 13) ^ (x >> 24));
+}
+
+static void mtest_fill(void *buf, size_t len, uint32_t seed)
+{
+    for (size_t i = 0; i < len; ++i) {
+        ((unsigned char *) buf)[i] = mtest_pattern(seed, i);
+    }
+}
+
+#endif

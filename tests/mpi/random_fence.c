@@ -1,0 +1,174 @@
+/*
+ * Seeded randomized tester: FENCE epochs of random, non-conflicting PUT/GET
+ * programs (contiguous and strided datatypes on either side, random targets
+ * including self, random FENCE asserts).  Every rank derives the whole
+ * program from the seed, so conflicts are avoided globally.  Each rank
+ * writes its window after every epoch and all its GET buffers to
+ * <prefix>.<rank>; the runner runs the same seed under osc/newrma and
+ * osc/pt2pt and compares the files byte for byte.
+ *
+ * usage: random_fence SEED EPOCHS FLAVOR PREFIX
+ */
+#include "mtest.h"
+
+#define WIN_BYTES 16384
+
+static uint64_t rng_state;
+
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t) (rng_state >> 33);
+}
+
+typedef struct {
+    int origin, target, is_put;
+    int tkind, okind;  /* 0 contiguous ints, 1 vector of ints */
+    int count;         /* ints moved */
+    int tblk, tstride; /* target vector block length and stride (ints) */
+    int oblk, ostride;
+    MPI_Aint toff;     /* target byte offset */
+} rop_t;
+
+static MPI_Datatype make_type(int kind, int count, int blk, int stride, int *dcount)
+{
+    MPI_Datatype dt;
+
+    if (0 == kind) {
+        *dcount = count;
+        return MPI_INT;
+    }
+    MPI_Type_vector(count / blk, blk, stride, MPI_INT, &dt);
+    MPI_Type_commit(&dt);
+    *dcount = 1;
+    return dt;
+}
+
+static int footprint_ints(int kind, int count, int blk, int stride)
+{
+    return 0 == kind ? count : (count / blk - 1) * stride + blk;
+}
+
+/* byte owner map per target: 0 free, 1 read by a GET, 2 written by a PUT */
+static int claim(unsigned char *map, const rop_t *op)
+{
+    int nblk = 0 == op->tkind ? 1 : op->count / op->tblk;
+    int blk = 0 == op->tkind ? op->count : op->tblk;
+    int stride = 0 == op->tkind ? 0 : op->tstride;
+
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int b = 0; b < nblk; ++b) {
+            for (int i = 0; i < blk * 4; ++i) {
+                unsigned char *m = &map[op->toff + (MPI_Aint) b * stride * 4 + i];
+                if (0 == pass && (2 == *m || (op->is_put && 0 != *m))) {
+                    return 0; /* would conflict */
+                }
+                if (1 == pass) {
+                    *m = op->is_put ? 2 : 1;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static int gen_op(int nprocs, unsigned char *maps, rop_t *op)
+{
+    op->origin = (int) (rng() % nprocs);
+    op->target = (int) (rng() % nprocs);
+    op->is_put = (int) (rng() % 2);
+    op->tkind = (int) (rng() % 2);
+    op->okind = (int) (rng() % 2);
+    op->tblk = 1 + (int) (rng() % 4);
+    op->oblk = 1 + (int) (rng() % 4);
+    op->tstride = op->tblk + 1 + (int) (rng() % 3);
+    op->ostride = op->oblk + (int) (rng() % 3);
+    op->count = op->tblk * op->oblk * (1 + (int) (rng() % (rng() % 4 == 0 ? 200 : 12)));
+    int span = footprint_ints(op->tkind, op->count, op->tblk, op->tstride) * 4;
+    if (span >= WIN_BYTES) {
+        return 0;
+    }
+    op->toff = 4 * (MPI_Aint) (rng() % ((WIN_BYTES - span) / 4));
+    return claim(&maps[(size_t) op->target * WIN_BYTES], op);
+}
+
+int main(int argc, char **argv)
+{
+    int nprocs, me, epochs;
+    unsigned long seed;
+    mtest_win_t w;
+    FILE *out;
+    char path[4096];
+
+    mtest_init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    me = mtest_rank;
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s SEED EPOCHS FLAVOR PREFIX\n", argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    seed = strtoul(argv[1], NULL, 0);
+    epochs = atoi(argv[2]);
+    snprintf(path, sizeof(path), "%s.%d", argv[4], me);
+    out = fopen(path, "wb");
+    if (NULL == out) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    mtest_win_create(&w, argv[3], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
+    unsigned char *maps = malloc((size_t) nprocs * WIN_BYTES);
+    int nops_max = 6 * nprocs + 8;
+    rop_t *ops = malloc(sizeof(rop_t) * nops_max);
+    char **bufs = calloc(nops_max, sizeof(char *));
+    int closed = 1;
+
+    for (int e = 0; e < epochs; ++e) {
+        rng_state = seed * 1000003ull + (uint64_t) e;
+        memset(maps, 0, (size_t) nprocs * WIN_BYTES);
+        mtest_fill(w.base, WIN_BYTES, (uint32_t) (seed + e * 17 + me * 7919));
+        int nops = 0, tries = (int) (rng() % nops_max);
+        for (int i = 0; i < tries; ++i) {
+            nops += gen_op(nprocs, maps, &ops[nops]);
+        }
+        int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
+        MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+        for (int i = 0; i < nops; ++i) {
+            rop_t *op = &ops[i];
+            int ocount, tcount;
+            if (op->origin != me) continue;
+            MPI_Datatype odt = make_type(op->okind, op->count, op->oblk, op->ostride, &ocount);
+            MPI_Datatype tdt = make_type(op->tkind, op->count, op->tblk, op->tstride, &tcount);
+            size_t olen = (size_t) footprint_ints(op->okind, op->count, op->oblk, op->ostride) * 4;
+            bufs[i] = malloc(olen);
+            if (op->is_put) {
+                mtest_fill(bufs[i], olen, (uint32_t) (seed * 31 + e * 1009 + i));
+                MPI_CHECK(MPI_Put(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
+                                  tcount, tdt, w.win));
+            } else {
+                memset(bufs[i], 0xAB, olen);
+                MPI_CHECK(MPI_Get(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
+                                  tcount, tdt, w.win));
+            }
+            if (MPI_INT != odt) MPI_Type_free(&odt);
+            if (MPI_INT != tdt) MPI_Type_free(&tdt);
+        }
+        closed = (int) (rng() % 3 == 0);
+        MPI_CHECK(MPI_Win_fence(closed ? MPI_MODE_NOSUCCEED : 0, w.win));
+        fwrite(w.base, 1, WIN_BYTES, out);
+        for (int i = 0; i < nops; ++i) {
+            if (NULL != bufs[i]) {
+                fwrite(bufs[i], 1, (size_t) footprint_ints(ops[i].okind, ops[i].count, ops[i].oblk, ops[i].ostride) * 4, out);
+                free(bufs[i]);
+                bufs[i] = NULL;
+            }
+        }
+        /* nobody refills its window before everyone has written theirs */
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    fclose(out);
+    mtest_win_free(&w);
+    free(maps);
+    free(ops);
+    free(bufs);
+    return mtest_finalize();
+}

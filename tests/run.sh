@@ -1,0 +1,106 @@
+#!/bin/bash
+# Run the osc/newrma test list.  Prints one line per run and, last, the
+# summary "N passed, N failed".  Exit status is non-zero if anything failed.
+#
+# usage: run.sh --bindir DIR --dsodir DIR [--list FILE] [--filter REGEX] [--seed N]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bindir=""; dsodir=""; list="$here/testlist"; filter=""; seed=${NEWRMA_TEST_SEED:-12345}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bindir) bindir=$2; shift 2 ;;
+        --dsodir) dsodir=$2; shift 2 ;;
+        --list) list=$2; shift 2 ;;
+        --filter) filter=$2; shift 2 ;;
+        --seed) seed=$2; shift 2 ;;
+        *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+[ -n "$bindir" ] && [ -n "$dsodir" ] || { echo "usage: run.sh --bindir DIR --dsodir DIR" >&2; exit 2; }
+bindir=$(cd "$bindir" && pwd); dsodir=$(cd "$dsodir" && pwd)
+
+sysdir=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
+[ -n "$sysdir" ] || sysdir=$(ompi_info --path pkglibdir | sed -n 's/.*Pkglibdir: *//p')
+export OMPI_MCA_mca_base_component_path="$dsodir:$sysdir"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+logdir="$bindir/logs"; mkdir -p "$logdir"
+passed=0; failed=0; failures=""
+
+variant_args() {
+    case "$1" in
+        shm|-) echo "" ;;
+        ucx) echo "--mca osc_newrma_shm 0" ;;
+        tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self" ;;
+        tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
+--mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
+--mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
+        *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;
+    esac
+}
+
+mpirun_cmd() { # np osc extra-args...
+    local np=$1 osc=$2; shift 2
+    local yield=""
+    [ "$np" -gt 2 ] && yield="--mca mpi_yield_when_idle 1"
+    echo "mpirun -np $np --oversubscribe --bind-to none $yield --mca osc $osc $*"
+}
+
+record() { # status label log
+    if [ "$1" = 0 ]; then
+        passed=$((passed + 1)); echo "PASS $2"
+    else
+        failed=$((failed + 1)); failures="$failures\n  $2 (log: $3)"
+        echo "FAIL $2"; tail -n 15 "$3" | sed 's/^/    | /'
+    fi
+}
+
+run_one() { # name np limit variant command...
+    local name=$1 np=$2 limit=$3 variant=$4; shift 4
+    local label="$name np=$np $variant" log="$logdir/$name.$np.$variant.log" rc
+    if [ "$np" = 0 ] && [ "${1#sh/}" != "$1" ]; then
+        timeout -k 5 "$limit" bash "$here/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
+    elif [ "$np" = 0 ]; then
+        timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
+    elif [ "$1" = "@random" ]; then
+        run_random "$np" "$limit" "$variant" "$log" "$2" "$3"; rc=$?
+    else
+        timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
+            "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
+    fi
+    [ $rc = 0 ] && ! grep -q "^ No Errors" "$log" && rc=1
+    [ $rc = 124 ] && echo "time limit of ${limit}s reached" >> "$log"
+    record $rc "$label" "$log"
+}
+
+run_random() { # np limit variant log flavor epochs
+    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 ref=pt2pt rc
+    [ "$flavor" = shared ] && ref=sm   # osc/pt2pt has no shared windows
+    local out="$bindir/random/$flavor.$np.$variant"; mkdir -p "$bindir/random"
+    rm -f "$out".*
+    {
+        echo "seed $seed, reference osc/$ref"
+        timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
+            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" < /dev/null || exit 1
+        timeout -k 5 "$limit" $(mpirun_cmd "$np" $ref) \
+            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.ref" < /dev/null || exit 1
+        for r in $(seq 0 $((np - 1))); do
+            cmp "$out.newrma.$r" "$out.ref.$r" || { echo "rank $r differs from osc/$ref"; exit 1; }
+        done
+    } > "$log" 2>&1; rc=$?
+    # the reference run printed " No Errors" as well; keep it for the check
+    return $rc
+}
+
+while read -r name ranks limit variants cmd; do
+    case "$name" in ''|\#*) continue ;; esac
+    [ -n "$filter" ] && ! [[ "$name" =~ $filter ]] && continue
+    for np in ${ranks//,/ }; do
+        for v in ${variants//,/ }; do
+            run_one "$name" "$np" "$limit" "$v" $cmd
+        done
+    done
+done < "$list"
+
+[ $failed -gt 0 ] && printf "failed:$failures\n"
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
