@@ -58,7 +58,9 @@ run_one() { # name np limit variant command...
     local name=$1 np=$2 limit=$3 variant=$4; shift 4
     local label="$name np=$np $variant" log="$logdir/$name.$np.$variant.log" rc
     if [ "$np" = 0 ] && [ "${1#sh/}" != "$1" ]; then
-        timeout -k 5 "$limit" bash "$here/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
+        local args=("${@:2}")
+        args=("${args[@]//@BINDIR/$bindir}")
+        timeout -k 5 "$limit" bash "$here/$1" "${args[@]}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$np" = 0 ]; then
         timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$1" = "@random" ]; then
