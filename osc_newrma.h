@@ -197,10 +197,9 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                         int target, ptrdiff_t target_disp, int target_count,
                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win);
 int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
-                               struct ompi_datatype_t *origin_dt, int target,
-                               ptrdiff_t target_disp, int target_count,
-                               struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
-                               struct ompi_win_t *win);
+                               struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                               int target_count, struct ompi_datatype_t *target_dt,
+                               struct ompi_op_t *op, struct ompi_win_t *win);
 int ompi_osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr,
                                      void *result_addr, struct ompi_datatype_t *dt, int target,
                                      ptrdiff_t target_disp, struct ompi_win_t *win);
@@ -251,7 +250,7 @@ int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
 
 /** Verbose output on the osc_newrma_verbose stream. */
-#define OSC_NEWRMA_VERBOSE(level, ...)                                                  \
+#define OSC_NEWRMA_VERBOSE(level, ...)                                                             \
     opal_output_verbose((level), mca_osc_newrma_component.output, "osc/newrma: " __VA_ARGS__)
 
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t *win)

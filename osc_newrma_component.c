@@ -23,23 +23,23 @@ static int component_query(struct ompi_win_t *win, void **base, size_t size, int
 extern int ompi_osc_newrma_pool_output;
 
 ompi_osc_newrma_component_t mca_osc_newrma_component = {
-    .super = {
-        .osc_version = {
-            OMPI_OSC_BASE_VERSION_3_0_0,
-            .mca_component_name = "newrma",
-            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
-                                  OMPI_RELEASE_VERSION),
-            .mca_open_component = component_open,
-            .mca_register_component_params = component_register,
+    .super =
+        {
+            .osc_version =
+                {
+                    OMPI_OSC_BASE_VERSION_3_0_0,
+                    .mca_component_name = "newrma",
+                    MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                          OMPI_RELEASE_VERSION),
+                    .mca_open_component = component_open,
+                    .mca_register_component_params = component_register,
+                },
+            .osc_data = {MCA_BASE_METADATA_PARAM_NONE},
+            .osc_init = component_init,
+            .osc_query = component_query,
+            .osc_select = ompi_osc_newrma_select,
+            .osc_finalize = component_finalize,
         },
-        .osc_data = {
-            MCA_BASE_METADATA_PARAM_NONE
-        },
-        .osc_init = component_init,
-        .osc_query = component_query,
-        .osc_select = ompi_osc_newrma_select,
-        .osc_finalize = component_finalize,
-    },
 };
 
 #define component mca_osc_newrma_component
@@ -198,8 +198,7 @@ static int component_finalize(void)
 static int component_query(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
                            struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor)
 {
-    (void) win, (void) base, (void) size, (void) disp_unit, (void) comm, (void) info,
-        (void) flavor;
+    (void) win, (void) base, (void) size, (void) disp_unit, (void) comm, (void) info, (void) flavor;
     /* every flavor; a shared window spanning nodes fails in select with
      * MPI_ERR_RMA_SHARED */
     return (int) component.priority;

@@ -58,11 +58,11 @@ int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_
     int ret;
 
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count,
-                                                   src, 0, &conv);
+    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, src,
+                                                   0, &conv);
     if (OPAL_SUCCESS == ret) {
-        ret = opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR
-                                                                          : OMPI_SUCCESS;
+        ret =
+            opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR : OMPI_SUCCESS;
     }
     OBJ_DESTRUCT(&conv);
     return (OMPI_SUCCESS == ret && max_data != bytes) ? OMPI_ERROR : ret;
@@ -78,8 +78,8 @@ int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int coun
     int ret;
 
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count,
-                                                   dst, 0, &conv);
+    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count, dst,
+                                                   0, &conv);
     if (OPAL_SUCCESS == ret) {
         ret = opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR
                                                                             : OMPI_SUCCESS;

@@ -114,8 +114,8 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
 
     ret |= config_long(info, "slots", 1, component.slots, &slots);
     ret |= config_long(info, "op_win_pool_size", 1, component.op_win_pool_size, &op_pool);
-    ret |= config_long(info, "target_win_pool_size", 1, component.target_win_pool_size,
-                       &target_pool);
+    ret |=
+        config_long(info, "target_win_pool_size", 1, component.target_win_pool_size, &target_pool);
     ret |= config_long(info, "piggyback_threshold", 0, component.piggyback_threshold, &piggyback);
     ret |= config_long(info, "single_op_threshold", 0, (long) component.single_op_threshold,
                        &single_op);
@@ -287,8 +287,8 @@ static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, s
     }
     memcpy(blob, rkey, rkey_len);
     memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
-    ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine),
-                                       MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
+    ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine), MPI_BYTE,
+                                       comm, comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS == ret) {
         ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + component.worker_address_len);
     }
@@ -339,8 +339,8 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
     void *found;
 
     opal_mutex_lock(&component.windows_lock);
-    if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found)
-        && found == module) {
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found) &&
+        found == module) {
         opal_hash_table_remove_value_uint32(&component.modules, module->cid);
     }
     opal_mutex_unlock(&component.windows_lock);
@@ -485,8 +485,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     *model = MPI_WIN_UNIFIED;
     win->w_osc_module = &module->super;
     module->ready = true;
-    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s",
-                       module->cid, flavor, module->size, module->config.slots,
+    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s", module->cid,
+                       flavor, module->size, module->config.slots,
                        module->shm.direct ? "direct" : "off");
     return OMPI_SUCCESS;
 }
@@ -494,8 +494,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
 static bool free_ready(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
-    return NULL == module->fence_req && 0 == module->table.num_targets
-           && 0 == module->ack_counter && 0 == module->active_reqs;
+    return NULL == module->fence_req && 0 == module->table.num_targets &&
+           0 == module->ack_counter && 0 == module->active_reqs;
 }
 
 int ompi_osc_newrma_free(struct ompi_win_t *win)
@@ -505,8 +505,8 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     int ret, slot;
 
     opal_mutex_lock(&module->lock);
-    if (module->win_state != OMPI_OSC_NEWRMA_WIN_NONE
-        && !ompi_osc_newrma_win_state_is_fence(module->win_state)) {
+    if (module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
+        !ompi_osc_newrma_win_state_is_fence(module->win_state)) {
         opal_mutex_unlock(&module->lock);
         return OMPI_ERR_RMA_SYNC;
     }
@@ -525,7 +525,8 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
         return ret;
     }
     /* nobody may still be accessing my memory */
-    ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    ret =
+        module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;
@@ -549,7 +550,8 @@ static bool regions_overlap(ompi_osc_newrma_module_t *module, uint64_t base, siz
 {
     ompi_osc_newrma_region_t *region;
 
-    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
+    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
+    {
         if (base < region->base + region->len && region->base < base + len) {
             return true;
         }
@@ -601,7 +603,8 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
         return OMPI_ERR_RMA_FLAVOR;
     }
     opal_mutex_lock(&module->attached_lock);
-    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
+    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
+    {
         if (region->base == (uint64_t) (uintptr_t) base) {
             found = region;
             break;

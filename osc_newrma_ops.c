@@ -86,7 +86,8 @@ static bool rma_local_attached(ompi_osc_newrma_module_t *module, uint64_t lo, ui
     bool found = false;
 
     opal_mutex_lock(&module->attached_lock);
-    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
+    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
+    {
         if (lo >= region->base && hi <= region->base + region->len) {
             found = true;
             break;
@@ -105,7 +106,8 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
     ompi_osc_newrma_region_t *region;
     int ret;
 
-    OPAL_LIST_FOREACH (region, &peer->regions, ompi_osc_newrma_region_t) {
+    OPAL_LIST_FOREACH(region, &peer->regions, ompi_osc_newrma_region_t)
+    {
         if (lo >= region->base && hi <= region->base + region->len) {
             *region_p = region;
             return OMPI_SUCCESS;
@@ -161,8 +163,7 @@ static int rma_resolve_dynamic(ompi_osc_newrma_module_t *module, const rma_args_
 }
 
 /* Find the target bytes and check the access lies inside the target window. */
-static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       rma_target_mem_t *mem)
+static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rma_target_mem_t *mem)
 {
     ompi_osc_newrma_peer_t *peer = &module->peers[a->target];
     ptrdiff_t lo, hi, offset;
@@ -234,17 +235,16 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
         }
         copy.stream = bounce;
         if (OMPI_OSC_NEWRMA_OP_PUT == a->kind) {
-            ret = ompi_osc_newrma_dtype_pack(bounce, a->origin_addr, a->origin_dt,
-                                             a->origin_count, bytes);
+            ret = ompi_osc_newrma_dtype_pack(bounce, a->origin_addr, a->origin_dt, a->origin_count,
+                                             bytes);
             if (OMPI_SUCCESS != ret) {
                 free(bounce);
                 return ret;
             }
         }
     }
-    ret = ompi_osc_newrma_dtype_foreach_segment(a->target_dt, a->target_count,
-                                                (uint64_t) (uintptr_t) target, direct_segment,
-                                                &copy);
+    ret = ompi_osc_newrma_dtype_foreach_segment(
+        a->target_dt, a->target_count, (uint64_t) (uintptr_t) target, direct_segment, &copy);
     if (OMPI_SUCCESS == ret && NULL != bounce && OMPI_OSC_NEWRMA_OP_GET == a->kind) {
         ret = ompi_osc_newrma_dtype_unpack(a->origin_addr, a->origin_dt, a->origin_count, bounce,
                                            bytes);
@@ -420,8 +420,8 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a)
         return rma_direct(a, mem.direct, bytes);
     }
     ret = rma_enqueue(module, a, &mem, bytes);
-    if (OMPI_SUCCESS == ret && module->config.active_req_threshold >= 0
-        && module->active_reqs > module->config.active_req_threshold) {
+    if (OMPI_SUCCESS == ret && module->config.active_req_threshold >= 0 &&
+        module->active_reqs > module->config.active_req_threshold) {
         ret = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
     }
     return ret;
@@ -444,11 +444,16 @@ static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a)
 
 int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
-                        int target_count, struct ompi_datatype_t *target_dt,
-                        struct ompi_win_t *win)
+                        int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = {OMPI_OSC_NEWRMA_OP_PUT, (void *) origin_addr, origin_count, origin_dt,
-                    target,                 target_disp,          target_count, target_dt};
+    rma_args_t a = {OMPI_OSC_NEWRMA_OP_PUT,
+                    (void *) origin_addr,
+                    origin_count,
+                    origin_dt,
+                    target,
+                    target_disp,
+                    target_count,
+                    target_dt};
 
     return rma_op_locked(win, &a);
 }
@@ -457,8 +462,9 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                         int target, ptrdiff_t target_disp, int target_count,
                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = {OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt,
-                    target,                 target_disp, target_count, target_dt};
+    rma_args_t a = {
+        OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
+        target_count,           target_dt};
 
     return rma_op_locked(win, &a);
 }
@@ -466,10 +472,9 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
 /* ---- accumulate family and request-based operations: later work items ---- */
 
 int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
-                               struct ompi_datatype_t *origin_dt, int target,
-                               ptrdiff_t target_disp, int target_count,
-                               struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
-                               struct ompi_win_t *win)
+                               struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                               int target_count, struct ompi_datatype_t *target_dt,
+                               struct ompi_op_t *op, struct ompi_win_t *win)
 {
     (void) origin_addr, (void) origin_count, (void) origin_dt, (void) target, (void) target_disp,
         (void) target_count, (void) target_dt, (void) op, (void) win;
@@ -489,8 +494,8 @@ int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
                                  struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
                                  struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    (void) origin_addr, (void) result_addr, (void) dt, (void) target, (void) target_disp,
-        (void) op, (void) win;
+    (void) origin_addr, (void) result_addr, (void) dt, (void) target, (void) target_disp, (void) op,
+        (void) win;
     return OMPI_ERR_NOT_SUPPORTED;
 }
 

@@ -133,9 +133,8 @@ ompi_osc_newrma_op_t *ompi_osc_newrma_target_next_pending(ompi_osc_newrma_target
     }
     op->issued = true;
     next = opal_list_get_next(&op->super);
-    target->next_op_to_issue = (next == opal_list_get_end(&target->ops))
-                                   ? NULL
-                                   : (ompi_osc_newrma_op_t *) next;
+    target->next_op_to_issue =
+        (next == opal_list_get_end(&target->ops)) ? NULL : (ompi_osc_newrma_op_t *) next;
     return op;
 }
 

@@ -59,9 +59,10 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     int ret;
 
     OPAL_THREAD_LOCK(&module->attached_lock);
-    OPAL_LIST_FOREACH (region, &module->attached, ompi_osc_newrma_region_t) {
-        if (pkt->hdr.addr >= region->base
-            && pkt->hdr.addr + pkt->hdr.len <= region->base + region->len) {
+    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
+    {
+        if (pkt->hdr.addr >= region->base &&
+            pkt->hdr.addr + pkt->hdr.len <= region->base + region->len) {
             found = region;
             break;
         }

@@ -24,8 +24,8 @@ static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
             /* PIGGYBACK_THRESHOLD: keep the first ops queued so the last one
              * can carry RMA_DONE, unless a synchronization asks for them */
-            return OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag
-                   || target->op_count > module->config.piggyback_threshold;
+            return OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag ||
+                   target->op_count > module->config.piggyback_threshold;
         default:
             return false;
     }
@@ -40,8 +40,8 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     if (!target_may_issue(module, target)) {
         return 0;
     }
-    while ((max < 0 || issued < max)
-           && NULL != (op = ompi_osc_newrma_target_next_pending(target))) {
+    while ((max < 0 || issued < max) &&
+           NULL != (op = ompi_osc_newrma_target_next_pending(target))) {
         ret = ompi_osc_newrma_op_issue(module, target, op);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -50,8 +50,8 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     }
     /* RMA_DONE goes right behind the last op (piggybacked on the same
      * endpoint flush) once a FLUSH-type synchronization asked for it */
-    if (target->sync_flag >= OMPI_OSC_NEWRMA_SYNC_FLUSH && NULL == target->next_op_to_issue
-        && target->needs_rma_done) {
+    if (target->sync_flag >= OMPI_OSC_NEWRMA_SYNC_FLUSH && NULL == target->next_op_to_issue &&
+        target->needs_rma_done) {
         ret = ompi_osc_newrma_op_rma_done(module, target);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -105,8 +105,7 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
 
 /* Active target: an empty target element that a synchronization flagged
  * is released; its RMA_DONE is counted in the window's ack_counter. */
-static int cleanup_active_target(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target)
+static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
 
@@ -126,10 +125,10 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *target, *next;
-    bool active = ompi_osc_newrma_win_state_is_fence(module->win_state)
-                  || OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED == module->win_state
-                  || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state
-                  || OMPI_OSC_NEWRMA_WIN_NONE == module->win_state;
+    bool active = ompi_osc_newrma_win_state_is_fence(module->win_state) ||
+                  OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED == module->win_state ||
+                  OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
+                  OMPI_OSC_NEWRMA_WIN_NONE == module->win_state;
     int total = 0, slot, ret;
 
     for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
@@ -181,10 +180,9 @@ static int fence_req_check(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state
-        && OMPI_SUCCESS
-               == ompi_osc_newrma_win_state_next(module->win_state,
-                                                 OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER_DONE, &next)) {
+    if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state &&
+        OMPI_SUCCESS == ompi_osc_newrma_win_state_next(
+                            module->win_state, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER_DONE, &next)) {
         module->win_state = next;
         opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC */
     }
@@ -257,14 +255,15 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
     }
 }
 
-static bool resource_available(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource)
+static bool resource_available(ompi_osc_newrma_module_t *module,
+                               ompi_osc_newrma_resource_t resource)
 {
     if (OMPI_OSC_NEWRMA_RESOURCE_OP == resource) {
-        return ompi_osc_newrma_pool_available(&module->op_pool) > 0
-               || ompi_osc_newrma_pool_available(&component.op_global_pool) > 0;
+        return ompi_osc_newrma_pool_available(&module->op_pool) > 0 ||
+               ompi_osc_newrma_pool_available(&component.op_global_pool) > 0;
     }
-    return ompi_osc_newrma_pool_available(&module->target_pool) > 0
-           || ompi_osc_newrma_pool_available(&component.target_global_pool) > 0;
+    return ompi_osc_newrma_pool_available(&module->target_pool) > 0 ||
+           ompi_osc_newrma_pool_available(&component.target_global_pool) > 0;
 }
 
 typedef struct {

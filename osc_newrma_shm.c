@@ -38,12 +38,12 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
     /* every rank learns whether the creation worked before attaching */
     int ok = (OMPI_SUCCESS == ret);
     ret = node_comm->c_coll->coll_bcast(&ok, 1, MPI_INT, 0, node_comm,
-                                         node_comm->c_coll->coll_bcast_module);
+                                        node_comm->c_coll->coll_bcast_module);
     if (OMPI_SUCCESS != ret || !ok) {
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_OUT_OF_RESOURCE;
     }
     ret = node_comm->c_coll->coll_bcast(&module->shm.ds, sizeof(module->shm.ds), MPI_BYTE, 0,
-                                         node_comm, node_comm->c_coll->coll_bcast_module);
+                                        node_comm, node_comm->c_coll->coll_bcast_module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -79,8 +79,8 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
-                                             MPI_BYTE, node_comm,
-                                             node_comm->c_coll->coll_allgather_module);
+                                            MPI_BYTE, node_comm,
+                                            node_comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
@@ -105,8 +105,8 @@ out:
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  void **base_p)
 {
-    int ret = ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL,
-                                   &module->shm.node_comm);
+    int ret =
+        ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL, &module->shm.node_comm);
 
     if (OMPI_SUCCESS != ret) {
         return ret;

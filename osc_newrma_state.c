@@ -65,8 +65,8 @@ static int win_state_after_pscw(ompi_osc_newrma_win_state_t state,
             *next_p = OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED;
             return OMPI_SUCCESS;
         default: /* OMPI_OSC_NEWRMA_EV_PSCW_COMPLETE */
-            if (OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != state
-                && OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED != state) {
+            if (OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != state &&
+                OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED != state) {
                 return OMPI_ERR_RMA_SYNC;
             }
             *next_p = OMPI_OSC_NEWRMA_WIN_NONE;
@@ -119,9 +119,9 @@ static int win_state_after_lock_all(ompi_osc_newrma_win_state_t state,
             *next_p = OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED;
             return OMPI_SUCCESS;
         default: /* OMPI_OSC_NEWRMA_EV_UNLOCK_ALL */
-            if (OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED != state
-                && OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED != state
-                && OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED != state) {
+            if (OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED != state &&
+                OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED != state &&
+                OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED != state) {
                 return OMPI_ERR_RMA_SYNC;
             }
             *next_p = OMPI_OSC_NEWRMA_WIN_NONE;

@@ -131,8 +131,8 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
     int ret;
 
     /* only legal outside other epochs */
-    ret = ompi_osc_newrma_win_state_next(module->win_state, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER,
-                                         &next);
+    ret =
+        ompi_osc_newrma_win_state_next(module->win_state, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER, &next);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

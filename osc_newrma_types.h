@@ -67,10 +67,7 @@ typedef enum {
 } ompi_osc_newrma_sync_flag_t;
 
 /** Kind of an operation element. */
-typedef enum {
-    OMPI_OSC_NEWRMA_OP_PUT = 0,
-    OMPI_OSC_NEWRMA_OP_GET
-} ompi_osc_newrma_op_kind_t;
+typedef enum { OMPI_OSC_NEWRMA_OP_PUT = 0, OMPI_OSC_NEWRMA_OP_GET } ompi_osc_newrma_op_kind_t;
 
 /** Resource that CLEANUP_WIN_AGGRESSIVE is asked to free. */
 typedef enum {

@@ -43,8 +43,8 @@ static int ucx_create_context(bool thread_multiple)
         opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
-    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED
-                        | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                        UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
     params.mt_workers_shared = thread_multiple;
     params.estimated_num_eps = ompi_proc_world_size();
@@ -70,14 +70,14 @@ static int ucx_create_worker(bool thread_multiple)
         opal_output(0, "osc/newrma: ucp_worker_create failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
-    status = ucp_worker_get_address(component.ucp_worker,
-                                    (ucp_address_t **) &component.worker_address,
-                                    &component.worker_address_len);
+    status =
+        ucp_worker_get_address(component.ucp_worker, (ucp_address_t **) &component.worker_address,
+                               &component.worker_address_len);
     if (UCS_OK != status) {
         goto err_worker;
     }
-    am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
-                    | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     am.id = OMPI_OSC_NEWRMA_AM_ID;
     am.cb = ucx_am_recv_cb;
     am.flags = UCP_AM_FLAG_WHOLE_MSG;
@@ -177,9 +177,8 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
     int ret = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&component.lock);
-    if (OPAL_SUCCESS
-        == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
-                                            (void **) &endpoint)) {
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint)) {
         goto out;
     }
     endpoint = calloc(1, sizeof(*endpoint));
@@ -208,9 +207,8 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
     int ret = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&component.lock);
-    if (OPAL_SUCCESS
-        != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
-                                            (void **) &endpoint)) {
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint)) {
         ret = OMPI_ERR_UNREACH;
         goto out;
     }
@@ -378,8 +376,8 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
     if (payload_len > 0) {
         memcpy(buf->data + hdr_len, payload, payload_len);
     }
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                         | UCP_OP_ATTR_FIELD_FLAGS;
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     param.cb.send = ucx_am_send_cb;
     param.user_data = buf;
     param.flags = UCP_AM_SEND_FLAG_EAGER;

@@ -6,7 +6,7 @@
  */
 #include "mtest.h"
 
-#define NREGIONS 300
+#define NREGIONS    300
 #define REGION_INTS 16
 
 int main(int argc, char **argv)
@@ -26,7 +26,8 @@ int main(int argc, char **argv)
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     for (int i = 0; i < NREGIONS; ++i) {
         regions[i] = malloc(REGION_INTS * sizeof(int));
-        for (int j = 0; j < REGION_INTS; ++j) regions[i][j] = -1;
+        for (int j = 0; j < REGION_INTS; ++j)
+            regions[i][j] = -1;
         MPI_CHECK(MPI_Win_attach(win, regions[i], REGION_INTS * sizeof(int)));
         MPI_Get_address(regions[i], &mine[i]);
     }
@@ -36,13 +37,15 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Win_fence(0, win));
     for (int i = 0; i < NREGIONS; ++i) {
         vals[i] = me * 100000 + i;
-        MPI_CHECK(MPI_Put(&vals[i], 1, MPI_INT, right, theirs[right * NREGIONS + i] + 4 * (i % REGION_INTS), 1, MPI_INT, win));
+        MPI_CHECK(MPI_Put(&vals[i], 1, MPI_INT, right,
+                          theirs[right * NREGIONS + i] + 4 * (i % REGION_INTS), 1, MPI_INT, win));
     }
     MPI_CHECK(MPI_Win_fence(0, win));
     for (int i = 0; i < NREGIONS; ++i) {
         MTEST_CHECK(regions[i][i % REGION_INTS] == left * 100000 + i, "region %d holds %d", i,
                     regions[i][i % REGION_INTS]);
-        MPI_CHECK(MPI_Get(&got[i], 1, MPI_INT, left, theirs[left * NREGIONS + i] + 4 * (i % REGION_INTS), 1, MPI_INT, win));
+        MPI_CHECK(MPI_Get(&got[i], 1, MPI_INT, left,
+                          theirs[left * NREGIONS + i] + 4 * (i % REGION_INTS), 1, MPI_INT, win));
     }
     MPI_CHECK(MPI_Win_fence(0, win));
     for (int i = 0; i < NREGIONS; ++i) {
@@ -52,7 +55,8 @@ int main(int argc, char **argv)
 
     /* detach the even regions; attach fresh memory in their place */
     int *fresh[NREGIONS / 2];
-    MPI_Aint fresh_mine[NREGIONS / 2], *fresh_theirs = malloc(sizeof(MPI_Aint) * NREGIONS / 2 * nprocs);
+    MPI_Aint fresh_mine[NREGIONS / 2],
+        *fresh_theirs = malloc(sizeof(MPI_Aint) * NREGIONS / 2 * nprocs);
     for (int i = 0; i < NREGIONS; i += 2) {
         MPI_CHECK(MPI_Win_detach(win, regions[i]));
     }
@@ -61,10 +65,12 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Win_attach(win, fresh[i], REGION_INTS * sizeof(int)));
         MPI_Get_address(fresh[i], &fresh_mine[i]);
     }
-    MPI_Allgather(fresh_mine, NREGIONS / 2, MPI_AINT, fresh_theirs, NREGIONS / 2, MPI_AINT, MPI_COMM_WORLD);
+    MPI_Allgather(fresh_mine, NREGIONS / 2, MPI_AINT, fresh_theirs, NREGIONS / 2, MPI_AINT,
+                  MPI_COMM_WORLD);
     MPI_CHECK(MPI_Win_fence(0, win));
     for (int i = 0; i < NREGIONS / 2; ++i) {
-        MPI_CHECK(MPI_Put(&vals[i], 1, MPI_INT, right, fresh_theirs[right * NREGIONS / 2 + i], 1, MPI_INT, win));
+        MPI_CHECK(MPI_Put(&vals[i], 1, MPI_INT, right, fresh_theirs[right * NREGIONS / 2 + i], 1,
+                          MPI_INT, win));
     }
     /* a detached region (not overlapped by fresh memory) is out of range */
     int bad = MPI_SUCCESS, cls = MPI_SUCCESS;
@@ -83,19 +89,28 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (MPI_SUCCESS != bad && -1 != bad) MPI_Error_class(bad, &cls);
-    MTEST_CHECK(MPI_ERR_RMA_RANGE == cls || MPI_SUCCESS == bad, "put to a detached region: class %d", cls);
+    if (MPI_SUCCESS != bad && -1 != bad)
+        MPI_Error_class(bad, &cls);
+    MTEST_CHECK(MPI_ERR_RMA_RANGE == cls || MPI_SUCCESS == bad,
+                "put to a detached region: class %d", cls);
     MTEST_CHECK(-1 != bad, "put to a detached region succeeded");
     MPI_CHECK(MPI_Win_fence(0, win));
     for (int i = 0; i < NREGIONS / 2; ++i) {
         MTEST_CHECK(fresh[i][0] == left * 100000 + i, "fresh region %d holds %d", i, fresh[i][0]);
     }
 
-    for (int i = 1; i < NREGIONS; i += 2) MPI_CHECK(MPI_Win_detach(win, regions[i]));
-    for (int i = 0; i < NREGIONS / 2; ++i) MPI_CHECK(MPI_Win_detach(win, fresh[i]));
+    for (int i = 1; i < NREGIONS; i += 2)
+        MPI_CHECK(MPI_Win_detach(win, regions[i]));
+    for (int i = 0; i < NREGIONS / 2; ++i)
+        MPI_CHECK(MPI_Win_detach(win, fresh[i]));
     MPI_CHECK(MPI_Win_free(&win));
-    for (int i = 0; i < NREGIONS; ++i) free(regions[i]);
-    for (int i = 0; i < NREGIONS / 2; ++i) free(fresh[i]);
-    free(theirs); free(fresh_theirs); free(vals); free(got);
+    for (int i = 0; i < NREGIONS; ++i)
+        free(regions[i]);
+    for (int i = 0; i < NREGIONS / 2; ++i)
+        free(fresh[i]);
+    free(theirs);
+    free(fresh_theirs);
+    free(vals);
+    free(got);
     return mtest_finalize();
 }

@@ -34,25 +34,25 @@ static void mtest_error(const char *fmt, ...)
     }
 }
 
-#define MTEST_CHECK(cond, ...)        \
-    do {                              \
-        if (!(cond)) {                \
-            mtest_error(__VA_ARGS__); \
-        }                             \
+#define MTEST_CHECK(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            mtest_error(__VA_ARGS__);                                                              \
+        }                                                                                          \
     } while (0)
 
 /* Abort on an unexpected MPI error (tests that do not expect errors). */
-#define MPI_CHECK(call)                                                        \
-    do {                                                                       \
-        int mpi_check_rc_ = (call);                                            \
-        if (MPI_SUCCESS != mpi_check_rc_) {                                    \
-            char msg_[MPI_MAX_ERROR_STRING];                                   \
-            int len_;                                                          \
-            MPI_Error_string(mpi_check_rc_, msg_, &len_);                      \
-            fprintf(stderr, "[rank %d] %s:%d: %s failed: %s\n", mtest_rank,    \
-                    __FILE__, __LINE__, #call, msg_);                          \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                      \
-        }                                                                      \
+#define MPI_CHECK(call)                                                                            \
+    do {                                                                                           \
+        int mpi_check_rc_ = (call);                                                                \
+        if (MPI_SUCCESS != mpi_check_rc_) {                                                        \
+            char msg_[MPI_MAX_ERROR_STRING];                                                       \
+            int len_;                                                                              \
+            MPI_Error_string(mpi_check_rc_, msg_, &len_);                                          \
+            fprintf(stderr, "[rank %d] %s:%d: %s failed: %s\n", mtest_rank, __FILE__, __LINE__,    \
+                    #call, msg_);                                                                  \
+            MPI_Abort(MPI_COMM_WORLD, 2);                                                          \
+        }                                                                                          \
     } while (0)
 
 static int mtest_finalize(void)
@@ -77,7 +77,7 @@ static int mtest_finalize(void)
 typedef struct {
     MPI_Win win;
     int flavor;
-    char *base;     /* my window memory */
+    char *base; /* my window memory */
     size_t size;
     MPI_Aint *disp0; /* per rank: target_disp of byte 0 (dynamic: absolute address) */
     void *dyn_mem;
@@ -85,10 +85,14 @@ typedef struct {
 
 static int mtest_flavor(const char *name)
 {
-    if (0 == strcmp(name, "create")) return MPI_WIN_FLAVOR_CREATE;
-    if (0 == strcmp(name, "allocate")) return MPI_WIN_FLAVOR_ALLOCATE;
-    if (0 == strcmp(name, "shared")) return MPI_WIN_FLAVOR_SHARED;
-    if (0 == strcmp(name, "dynamic")) return MPI_WIN_FLAVOR_DYNAMIC;
+    if (0 == strcmp(name, "create"))
+        return MPI_WIN_FLAVOR_CREATE;
+    if (0 == strcmp(name, "allocate"))
+        return MPI_WIN_FLAVOR_ALLOCATE;
+    if (0 == strcmp(name, "shared"))
+        return MPI_WIN_FLAVOR_SHARED;
+    if (0 == strcmp(name, "dynamic"))
+        return MPI_WIN_FLAVOR_DYNAMIC;
     fprintf(stderr, "unknown window flavor %s\n", name);
     MPI_Abort(MPI_COMM_WORLD, 2);
     return -1;

@@ -14,8 +14,8 @@
 #define FILLER 0xEE
 
 enum { K_CONTIG, K_TVECTOR, K_OVECTOR, K_INDEXED, K_STRUCT, K_RESIZED, K_COUNT };
-static const char *kind_names[K_COUNT] = {"contig", "target-vector", "origin-vector",
-                                          "indexed-both", "struct", "resized"};
+static const char *kind_names[K_COUNT] = {"contig",       "target-vector", "origin-vector",
+                                          "indexed-both", "struct",        "resized"};
 
 typedef struct {
     MPI_Datatype odt, tdt;
@@ -49,20 +49,28 @@ static int build_case(int kind, int n, dcase_t *c)
         case K_CONTIG:
             break;
         case K_TVECTOR:
-            c->tdt = commit(({ MPI_Type_vector(n, 1, 2, MPI_INT, &tmp); tmp; }));
+            c->tdt = commit(({
+                MPI_Type_vector(n, 1, 2, MPI_INT, &tmp);
+                tmp;
+            }));
             c->tcount = 1;
             break;
         case K_OVECTOR:
-            c->odt = commit(({ MPI_Type_vector(n, 1, 3, MPI_INT, &tmp); tmp; }));
+            c->odt = commit(({
+                MPI_Type_vector(n, 1, 3, MPI_INT, &tmp);
+                tmp;
+            }));
             c->ocount = 1;
             break;
         case K_INDEXED: {
-            if (n % 6) return 0;
+            if (n % 6)
+                return 0;
             int nb = n / 2, *bl = malloc(sizeof(int) * nb), *dp = malloc(sizeof(int) * nb);
             int k = 0, pos = 0, used = 0;
             while (used < n) { /* blocks of 1, 2, 3 ints separated by one-int gaps */
                 bl[k] = 1 + k % 3;
-                if (used + bl[k] > n) bl[k] = n - used;
+                if (used + bl[k] > n)
+                    bl[k] = n - used;
                 dp[k] = pos;
                 pos += bl[k] + 1;
                 used += bl[k++];
@@ -78,7 +86,8 @@ static int build_case(int kind, int n, dcase_t *c)
             break;
         }
         case K_STRUCT: {
-            if (n % 3) return 0;
+            if (n % 3)
+                return 0;
             int bl[2] = {2, 1};
             MPI_Aint dp[2] = {0, 16};
             MPI_Datatype ty[2] = {MPI_INT, MPI_INT}, st;
@@ -90,7 +99,8 @@ static int build_case(int kind, int n, dcase_t *c)
             break;
         }
         default: { /* K_RESIZED: 3-int blocks every 16 bytes, lb shifted by 4 */
-            if (n % 3) return 0;
+            if (n % 3)
+                return 0;
             MPI_Datatype blk;
             MPI_Type_contiguous(3, MPI_INT, &blk);
             MPI_Type_create_resized(blk, -4, 16, &tmp);
@@ -107,8 +117,10 @@ static int build_case(int kind, int n, dcase_t *c)
 
 static void free_case(dcase_t *c)
 {
-    if (MPI_INT != c->odt) MPI_Type_free(&c->odt);
-    if (MPI_INT != c->tdt) MPI_Type_free(&c->tdt);
+    if (MPI_INT != c->odt)
+        MPI_Type_free(&c->odt);
+    if (MPI_INT != c->tdt)
+        MPI_Type_free(&c->tdt);
 }
 
 /* Where a layout with true lower bound tlb must start so it begins at byte 0. */
@@ -231,12 +243,15 @@ int main(int argc, char **argv)
     mtest_win_create(&w, argv[1], (size_t) ((nprocs + 1) * slot), MPI_INFO_NULL, MPI_COMM_WORLD);
 
     for (int s = 0; s < 4; ++s) {
-        if (s > 0 && sizes[s] <= sizes[s - 1]) continue;
+        if (s > 0 && sizes[s] <= sizes[s - 1])
+            continue;
         for (int k = 0; k < K_COUNT; ++k) {
             dcase_t c;
             char label[128];
-            if (3 == s && K_CONTIG != k && K_OVECTOR != k) continue;
-            if (!build_case(k, sizes[s], &c)) continue;
+            if (3 == s && K_CONTIG != k && K_OVECTOR != k)
+                continue;
+            if (!build_case(k, sizes[s], &c))
+                continue;
             int mode = ncase % 4;
             snprintf(label, sizeof(label), "%s %s %d bytes mode %d", argv[1], kind_names[k],
                      sizes[s] * 4, mode);

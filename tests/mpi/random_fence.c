@@ -27,7 +27,7 @@ typedef struct {
     int count;         /* ints moved */
     int tblk, tstride; /* target vector block length and stride (ints) */
     int oblk, ostride;
-    MPI_Aint toff;     /* target byte offset */
+    MPI_Aint toff; /* target byte offset */
 } rop_t;
 
 static MPI_Datatype make_type(int kind, int count, int blk, int stride, int *dcount)
@@ -135,7 +135,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nops; ++i) {
             rop_t *op = &ops[i];
             int ocount, tcount;
-            if (op->origin != me) continue;
+            if (op->origin != me)
+                continue;
             MPI_Datatype odt = make_type(op->okind, op->count, op->oblk, op->ostride, &ocount);
             MPI_Datatype tdt = make_type(op->tkind, op->count, op->tblk, op->tstride, &tcount);
             size_t olen = (size_t) footprint_ints(op->okind, op->count, op->oblk, op->ostride) * 4;
@@ -149,15 +150,21 @@ int main(int argc, char **argv)
                 MPI_CHECK(MPI_Get(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
                                   tcount, tdt, w.win));
             }
-            if (MPI_INT != odt) MPI_Type_free(&odt);
-            if (MPI_INT != tdt) MPI_Type_free(&tdt);
+            if (MPI_INT != odt)
+                MPI_Type_free(&odt);
+            if (MPI_INT != tdt)
+                MPI_Type_free(&tdt);
         }
         closed = (int) (rng() % 3 == 0);
         MPI_CHECK(MPI_Win_fence(closed ? MPI_MODE_NOSUCCEED : 0, w.win));
         fwrite(w.base, 1, WIN_BYTES, out);
         for (int i = 0; i < nops; ++i) {
             if (NULL != bufs[i]) {
-                fwrite(bufs[i], 1, (size_t) footprint_ints(ops[i].okind, ops[i].count, ops[i].oblk, ops[i].ostride) * 4, out);
+                fwrite(bufs[i], 1,
+                       (size_t) footprint_ints(ops[i].okind, ops[i].count, ops[i].oblk,
+                                               ops[i].ostride) *
+                           4,
+                       out);
                 free(bufs[i]);
                 bufs[i] = NULL;
             }

@@ -41,7 +41,8 @@ int main(int argc, char **argv)
         int *base;
         MPI_CHECK(MPI_Win_shared_query(win, r, &size, &disp_unit, &base));
         MPI_Aint expect = (1 == r) ? 0 : (MPI_Aint) (100 + r) * sizeof(int);
-        MTEST_CHECK(size == expect, "rank %d size %ld, expected %ld", r, (long) size, (long) expect);
+        MTEST_CHECK(size == expect, "rank %d size %ld, expected %ld", r, (long) size,
+                    (long) expect);
         MTEST_CHECK(disp_unit == sizeof(int), "rank %d disp_unit %d", r, disp_unit);
         if (size > 0) {
             if (!noncontig && NULL != prev_end) {

@@ -15,8 +15,10 @@ int main(int argc, char **argv)
     opal_list_item_t *items[8];
 
     opal_init_util(&argc, &argv);
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_pool_init(&local, "local", OBJ_CLASS(ompi_osc_newrma_op_t), 2, false));
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_pool_init(&global, "global", OBJ_CLASS(ompi_osc_newrma_op_t), 3, true));
+    CHECK(OMPI_SUCCESS ==
+          ompi_osc_newrma_pool_init(&local, "local", OBJ_CLASS(ompi_osc_newrma_op_t), 2, false));
+    CHECK(OMPI_SUCCESS ==
+          ompi_osc_newrma_pool_init(&global, "global", OBJ_CLASS(ompi_osc_newrma_op_t), 3, true));
     /* the local pool is created full; the global one lazily */
     CHECK(2 == local.created);
     CHECK(0 == global.created);
@@ -61,7 +63,8 @@ int main(int argc, char **argv)
     CHECK(0 == ompi_osc_newrma_pool_fini(&global));
 
     /* leak report: a local pool freed while one element is in use */
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_pool_init(&local, "leaky", OBJ_CLASS(ompi_osc_newrma_op_t), 4, false));
+    CHECK(OMPI_SUCCESS ==
+          ompi_osc_newrma_pool_init(&local, "leaky", OBJ_CLASS(ompi_osc_newrma_op_t), 4, false));
     items[0] = ompi_osc_newrma_pool_get(&local, NULL);
     CHECK(NULL != items[0]);
     CHECK(1 == ompi_osc_newrma_pool_fini(&local));

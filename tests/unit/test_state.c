@@ -19,8 +19,8 @@ static void expect(ompi_osc_newrma_win_state_t from, ompi_osc_newrma_win_event_t
 
     CHECK(OMPI_SUCCESS == ret);
     if (OMPI_SUCCESS != ret || next != to) {
-        fprintf(stderr, "  %s --%d--> %s, expected %s\n", ompi_osc_newrma_win_state_name(from),
-                ev, ompi_osc_newrma_win_state_name(next), ompi_osc_newrma_win_state_name(to));
+        fprintf(stderr, "  %s --%d--> %s, expected %s\n", ompi_osc_newrma_win_state_name(from), ev,
+                ompi_osc_newrma_win_state_name(next), ompi_osc_newrma_win_state_name(to));
         unit_failures += (OMPI_SUCCESS == ret);
     }
 }
@@ -92,13 +92,20 @@ int main(void)
     CHECK(!ompi_osc_newrma_win_state_is_per_target(S(LOCK_ALL_GRANTED)));
     CHECK(ompi_osc_newrma_win_state_is_fence(S(FENCE_GRANTED)));
     CHECK(!ompi_osc_newrma_win_state_is_fence(S(NONE)));
-    CHECK(OMPI_ERR_BAD_PARAM == ompi_osc_newrma_win_state_next(S(STATE_COUNT), E(LOCK), &(ompi_osc_newrma_win_state_t){0}));
+    CHECK(OMPI_ERR_BAD_PARAM == ompi_osc_newrma_win_state_next(S(STATE_COUNT), E(LOCK),
+                                                               &(ompi_osc_newrma_win_state_t){0}));
 
     /* per-target: CALLED -> ISSUED -> GRANTED, NOCHECK jumps, never backwards */
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_CALLED, OMPI_OSC_NEWRMA_LOCK_ISSUED, &ls) && OMPI_OSC_NEWRMA_LOCK_ISSUED == ls);
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_ISSUED, OMPI_OSC_NEWRMA_LOCK_GRANTED, &ls) && OMPI_OSC_NEWRMA_LOCK_GRANTED == ls);
-    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_CALLED, OMPI_OSC_NEWRMA_LOCK_GRANTED, &ls));
-    CHECK(OMPI_ERR_RMA_SYNC == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_GRANTED, OMPI_OSC_NEWRMA_LOCK_ISSUED, &ls));
+    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_CALLED,
+                                                          OMPI_OSC_NEWRMA_LOCK_ISSUED, &ls) &&
+          OMPI_OSC_NEWRMA_LOCK_ISSUED == ls);
+    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_ISSUED,
+                                                          OMPI_OSC_NEWRMA_LOCK_GRANTED, &ls) &&
+          OMPI_OSC_NEWRMA_LOCK_GRANTED == ls);
+    CHECK(OMPI_SUCCESS == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_CALLED,
+                                                          OMPI_OSC_NEWRMA_LOCK_GRANTED, &ls));
+    CHECK(OMPI_ERR_RMA_SYNC == ompi_osc_newrma_lock_state_next(OMPI_OSC_NEWRMA_LOCK_GRANTED,
+                                                               OMPI_OSC_NEWRMA_LOCK_ISSUED, &ls));
 
     CHECK(0 == strcmp("FENCE_GRANTED", ompi_osc_newrma_win_state_name(S(FENCE_GRANTED))));
     return unit_finish("test_state");

@@ -6,12 +6,12 @@
 
 static int unit_failures = 0;
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            unit_failures++;                                                        \
-        }                                                                           \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            unit_failures++;                                                                       \
+        }                                                                                          \
     } while (0)
 
 static inline int unit_finish(const char *name)
