@@ -171,6 +171,11 @@ struct ompi_osc_newrma_module_t {
     /** dynamic: regions attached here; own lock (looked up by AM handlers) */
     opal_list_t attached;
     opal_mutex_t attached_lock;
+    /** target side of PUT packets: origin rank -> packets applied and not
+     * yet acknowledged; RMA_DONEs waiting for more packets */
+    opal_hash_table_t am_received;
+    opal_list_t am_pending_done;
+    opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */
     bool ready;
 };

@@ -86,7 +86,7 @@ static int component_register(void)
                   &component.priority, 10);
     register_int("verbose",
                  "Verbosity of osc/newrma output: 0 errors only, 10 setup, 20 failed calls, "
-                 "50 epoch state changes (default: 0)",
+                 "30 packet-path PUTs, 50 epoch state changes (default: 0)",
                  &component.verbose, 0);
     register_uint("slots",
                   "Size of the operation table's slot array per window; capped at the window's "

@@ -370,6 +370,12 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     }
     OBJ_DESTRUCT(&module->attached);
     OBJ_DESTRUCT(&module->attached_lock);
+    while (NULL != (item = opal_list_remove_first(&module->am_pending_done))) {
+        OBJ_RELEASE(item);
+    }
+    OBJ_DESTRUCT(&module->am_pending_done);
+    OBJ_DESTRUCT(&module->am_received);
+    OBJ_DESTRUCT(&module->am_lock);
     OBJ_DESTRUCT(&module->lock);
     free(module);
 }
@@ -464,6 +470,13 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
     OBJ_CONSTRUCT(&module->attached, opal_list_t);
     OBJ_CONSTRUCT(&module->attached_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&module->am_received, opal_hash_table_t);
+    OBJ_CONSTRUCT(&module->am_pending_done, opal_list_t);
+    OBJ_CONSTRUCT(&module->am_lock, opal_mutex_t);
+    if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 16)) {
+        module_destroy(module);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     module->win = win;
     module->comm = comm; /* replaced by a duplicate in module_build */
     module->flavor = flavor;

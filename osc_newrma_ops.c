@@ -193,29 +193,20 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
 
 /* ---- direct load/store (self, and node-local peers through shm) ---- */
 
-typedef struct {
-    ompi_osc_newrma_op_kind_t kind;
-    char *stream; /* contiguous origin data */
-} direct_copy_t;
-
-static int direct_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
+/* Move @p bytes between the contiguous @p stream and the target layout with
+ * the datatype engine (one pass, no per-block calls). */
+static int direct_target(ompi_osc_newrma_op_kind_t kind, char *target, const rma_args_t *a,
+                         char *stream, size_t bytes)
 {
-    direct_copy_t *copy = ctx;
-    char *target = (char *) (uintptr_t) addr;
-
-    if (OMPI_OSC_NEWRMA_OP_PUT == copy->kind) {
-        memmove(target, copy->stream + offset, len);
-    } else {
-        memmove(copy->stream + offset, target, len);
-    }
-    return OMPI_SUCCESS;
+    return OMPI_OSC_NEWRMA_OP_PUT == kind
+               ? ompi_osc_newrma_dtype_unpack(target, a->target_dt, a->target_count, stream, bytes)
+               : ompi_osc_newrma_dtype_pack(stream, target, a->target_dt, a->target_count, bytes);
 }
 
 static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
 {
-    direct_copy_t copy = {a->kind, NULL};
     ptrdiff_t ooff, toff;
-    void *bounce = NULL;
+    char *bounce;
     int ret;
 
     if (ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff)) {
@@ -227,25 +218,22 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
                                                   target + toff, bytes);
     }
     if (ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
-        copy.stream = (char *) a->origin_addr + ooff;
-    } else {
-        bounce = malloc(bytes);
-        if (NULL == bounce) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        copy.stream = bounce;
-        if (OMPI_OSC_NEWRMA_OP_PUT == a->kind) {
-            ret = ompi_osc_newrma_dtype_pack(bounce, a->origin_addr, a->origin_dt, a->origin_count,
-                                             bytes);
-            if (OMPI_SUCCESS != ret) {
-                free(bounce);
-                return ret;
-            }
-        }
+        return direct_target(a->kind, target, a, (char *) a->origin_addr + ooff, bytes);
     }
-    ret = ompi_osc_newrma_dtype_foreach_segment(
-        a->target_dt, a->target_count, (uint64_t) (uintptr_t) target, direct_segment, &copy);
-    if (OMPI_SUCCESS == ret && NULL != bounce && OMPI_OSC_NEWRMA_OP_GET == a->kind) {
+    /* both sides strided: stage through a packed copy */
+    bounce = malloc(bytes);
+    if (NULL == bounce) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = OMPI_SUCCESS;
+    if (OMPI_OSC_NEWRMA_OP_PUT == a->kind) {
+        ret = ompi_osc_newrma_dtype_pack(bounce, a->origin_addr, a->origin_dt, a->origin_count,
+                                         bytes);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = direct_target(a->kind, target, a, bounce, bytes);
+    }
+    if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_OP_GET == a->kind) {
         ret = ompi_osc_newrma_dtype_unpack(a->origin_addr, a->origin_dt, a->origin_count, bounce,
                                            bytes);
     }
@@ -269,14 +257,31 @@ static int rdma_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
     return ompi_osc_newrma_ucx_rdma(s->op, s->ep, s->stream + offset, len, addr, s->rkey);
 }
 
+static int count_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    (void) addr, (void) len, (void) offset;
+    ++*(size_t *) ctx;
+    return OMPI_SUCCESS;
+}
+
+/* A target layout of many small blocks costs one RDMA transfer per block;
+ * sending the packed data with the layout's description lets the target
+ * unpack it in one pass instead (design: "Datatype In RMA"). */
+static bool op_target_fine_grained(ompi_osc_newrma_op_t *op)
+{
+    size_t segments = 0;
+
+    (void) ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, 0, count_segment,
+                                                 &segments);
+    return segments > 1 && op->bytes / segments < OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN;
+}
+
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op)
 {
     rdma_segments_t s = {op, op->ep, op->rkey, NULL};
     ptrdiff_t ooff, toff;
     int ret;
-
-    (void) module; /* ops carry their window; kept for the design's signature */
 
     if (ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff)) {
         s.stream = (char *) op->origin_addr + ooff;
@@ -294,12 +299,19 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
             }
         }
     }
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        target->needs_rma_done = true;
-    }
     if (ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
+        if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+            target->needs_rma_done = true;
+        }
         return ompi_osc_newrma_ucx_rdma(op, op->ep, s.stream, op->bytes,
                                         op->target_addr + (uint64_t) toff, op->rkey);
+    }
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind && op_target_fine_grained(op)) {
+        return ompi_osc_newrma_pkt_put(module, target, op->ep, s.stream, op->bytes, op->target_dt,
+                                       op->target_count, op->target_addr);
+    }
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        target->needs_rma_done = true;
     }
     return ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, op->target_addr,
                                                  rdma_segment, &s);
@@ -340,8 +352,15 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    target->needs_rma_done = false;
-    return ompi_osc_newrma_ucx_rma_done(ep, &module->ack_counter);
+    /* RDMA writes: endpoint flush; PUT packets: RMA_DONE packet */
+    if (target->needs_rma_done) {
+        target->needs_rma_done = false;
+        ret = ompi_osc_newrma_ucx_rma_done(ep, &module->ack_counter);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, ep) : OMPI_SUCCESS;
 }
 
 /* Queue the access as an op element on its target element (RMA_OP). */

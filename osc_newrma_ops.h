@@ -7,6 +7,10 @@
 
 #include "osc_newrma_types.h"
 
+/** Below this average block size (bytes) a PUT's target layout is sent as
+ * packets rather than one RDMA transfer per block. */
+#define OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN 256
+
 /** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op);

@@ -78,6 +78,7 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->lock_mode = 0;
     target->ack_counter = 0;
     target->needs_rma_done = false;
+    target->am_sent = 0;
 
     if (NULL == slot->targets) {
         table->num_nonempty_slots++;

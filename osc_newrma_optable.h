@@ -75,8 +75,10 @@ struct ompi_osc_newrma_target_t {
     int lock_mode;
     /** RMA_DONE_ACKs this target still owes us (passive target) */
     int ack_counter;
-    /** RMA writes were issued that no RMA_DONE has covered yet */
+    /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
+    /** PUT packets sent that no RMA_DONE has covered yet */
+    uint32_t am_sent;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_target_t);
 
@@ -134,6 +136,12 @@ static inline bool ompi_osc_newrma_target_is_last_op(ompi_osc_newrma_target_t *t
                                                      ompi_osc_newrma_op_t *op)
 {
     return (opal_list_item_t *) op == opal_list_get_last(&target->ops);
+}
+
+/** True when RMA_DONE is owed to @p target (RDMA writes or PUT packets). */
+static inline bool ompi_osc_newrma_target_owes_rma_done(ompi_osc_newrma_target_t *target)
+{
+    return target->needs_rma_done || target->am_sent > 0;
 }
 
 /** True when an op has been issued and every transport request completed. */

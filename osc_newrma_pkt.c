@@ -5,7 +5,9 @@
 
 #include <string.h>
 
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/proc/proc.h"
+#include "opal/datatype/opal_convertor.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_pkt.h"
@@ -101,17 +103,142 @@ static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
     query->done = true;
 }
 
+/* ---- PUT packets and RMA_DONE at the target ---- */
+
+/** An RMA_DONE waiting for PUT packets that have not arrived yet. */
+typedef struct {
+    opal_list_item_t super;
+    int32_t src;
+    uint32_t count;
+} pkt_pending_done_t;
+static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_list_item_t, NULL, NULL);
+
+static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
+{
+    void *value;
+
+    if (OPAL_SUCCESS !=
+        opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
+        return 0;
+    }
+    return (uint64_t) (uintptr_t) value;
+}
+
+static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint64_t n)
+{
+    (void) opal_hash_table_set_value_uint32(&module->am_received, (uint32_t) src,
+                                            (void *) (uintptr_t) n);
+}
+
+/* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
+ * held).  Packets and RMA_DONE may arrive in any order: counting makes the
+ * acknowledgement independent of it. */
+static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
+{
+    pkt_pending_done_t *done, *next;
+    ompi_osc_newrma_pkt_hdr_t ack = {0};
+
+    OPAL_LIST_FOREACH_SAFE(done, next, &module->am_pending_done, pkt_pending_done_t)
+    {
+        uint64_t applied = pkt_applied(module, done->src);
+        if (applied < done->count) {
+            continue;
+        }
+        pkt_set_applied(module, done->src, applied - done->count);
+        ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
+        ack.cid = module->cid;
+        ack.src = module->my_rank;
+        if (OMPI_SUCCESS != pkt_reply(module, done->src, &ack, NULL, 0)) {
+            opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
+        }
+        opal_list_remove_item(&module->am_pending_done, &done->super);
+        OBJ_RELEASE(done);
+    }
+}
+
+static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    void *desc = pkt->payload;
+    ompi_datatype_t *dt;
+    opal_convertor_t conv;
+    struct iovec iov = {pkt->payload + pkt->hdr.desc_len, pkt->hdr.len};
+    uint32_t iov_count = 1;
+    size_t position = pkt->hdr.tag, max_data = pkt->hdr.len;
+    int ret;
+
+    dt = ompi_datatype_create_from_packed_description(
+        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
+    if (NULL == dt) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super,
+                                                   (int32_t) pkt->hdr.count,
+                                                   (void *) (uintptr_t) pkt->hdr.addr, 0, &conv);
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_convertor_set_position(&conv, &position);
+    }
+    if (OPAL_SUCCESS == ret && opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0) {
+        ret = OMPI_ERROR;
+    }
+    OBJ_DESTRUCT(&conv);
+    if (!ompi_datatype_is_predefined(dt)) {
+        OBJ_RELEASE(dt);
+    }
+    return ret;
+}
+
+static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    if (OMPI_SUCCESS != pkt_unpack_put(module, pkt)) {
+        opal_output(0, "osc/newrma: cannot apply a PUT packet from rank %d", pkt->hdr.src);
+    }
+    /* counted even when it failed, so the origin is not left waiting */
+    opal_mutex_lock(&module->am_lock);
+    pkt_set_applied(module, pkt->hdr.src, pkt_applied(module, pkt->hdr.src) + 1);
+    pkt_settle_rma_dones(module);
+    opal_mutex_unlock(&module->am_lock);
+}
+
+static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    pkt_pending_done_t *done = OBJ_NEW(pkt_pending_done_t);
+
+    if (NULL == done) {
+        opal_output(0, "osc/newrma: out of memory handling RMA_DONE");
+        return;
+    }
+    done->src = pkt->hdr.src;
+    done->count = pkt->hdr.count;
+    opal_mutex_lock(&module->am_lock);
+    opal_list_append(&module->am_pending_done, &done->super);
+    pkt_settle_rma_dones(module);
+    opal_mutex_unlock(&module->am_lock);
+}
+
 static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_module_t *module;
+    ompi_osc_newrma_module_t *module = NULL;
 
+    if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY != pkt->hdr.type) {
+        module = ompi_osc_newrma_module_lookup(pkt->hdr.cid);
+        if (NULL == module) {
+            OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
+                               pkt->hdr.cid);
+            return;
+        }
+    }
     switch ((ompi_osc_newrma_pkt_type_t) pkt->hdr.type) {
+        case OMPI_OSC_NEWRMA_PKT_PUT:
+            pkt_handle_put(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
+            pkt_handle_rma_done(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
+            opal_atomic_add_fetch_32(&module->ack_counter, -1);
+            return;
         case OMPI_OSC_NEWRMA_PKT_REGION_QUERY:
-            module = ompi_osc_newrma_module_lookup(pkt->hdr.cid);
-            if (NULL == module) {
-                OSC_NEWRMA_VERBOSE(1, "region query for unknown window cid %u", pkt->hdr.cid);
-                return;
-            }
             pkt_handle_region_query(module, pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_REGION_REPLY:
@@ -189,4 +316,61 @@ int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int targe
     }
     opal_atomic_rmb();
     return query->status;
+}
+
+/* ---- PUT packets and RMA_DONE at the origin ---- */
+
+int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ucp_ep_h ep, const char *stream, size_t bytes,
+                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(tdt);
+    const void *desc;
+    int ret = ompi_datatype_get_pack_description(tdt, &desc);
+
+    OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout)",
+                       bytes, target->rank);
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
+    hdr.addr = taddr;
+    hdr.count = (uint32_t) tcount;
+    hdr.desc_len = (uint32_t) desc_len;
+    /* pipelined: the target unpacks each chunk at its stream offset */
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < bytes;
+         offset += OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+        size_t len = bytes - offset;
+        if (len > OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+            len = OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+        }
+        hdr.tag = offset;
+        hdr.len = len;
+        ret = ompi_osc_newrma_ucx_am_send2(ep, &hdr, sizeof(hdr), desc, desc_len, stream + offset,
+                                           len);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        }
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ucp_ep_h ep)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE;
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
+    hdr.count = target->am_sent;
+    opal_atomic_add_fetch_32(&module->ack_counter, 1);
+    ret = ompi_osc_newrma_ucx_am_send(ep, &hdr, sizeof(hdr), NULL, 0);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(&module->ack_counter, -1);
+        return ret;
+    }
+    target->am_sent = 0;
+    return OMPI_SUCCESS;
 }

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include <ucp/api/ucp.h>
+
 #include "opal/class/opal_list.h"
 
 #include "osc_newrma_types.h"
@@ -20,7 +22,14 @@ typedef enum {
     /** origin asks which attached region of a dynamic window holds an address */
     OMPI_OSC_NEWRMA_PKT_REGION_QUERY = 1,
     /** target answers a REGION_QUERY: the region and its rkey (payload) */
-    OMPI_OSC_NEWRMA_PKT_REGION_REPLY
+    OMPI_OSC_NEWRMA_PKT_REGION_REPLY,
+    /** one chunk of a PUT whose target layout is too fine-grained for RDMA:
+     * payload = target datatype description + packed data at stream offset */
+    OMPI_OSC_NEWRMA_PKT_PUT,
+    /** all PUT packets sent since the last RMA_DONE (count) must be applied
+     * before the target answers RMA_DONE_ACK */
+    OMPI_OSC_NEWRMA_PKT_RMA_DONE,
+    OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK
 } ompi_osc_newrma_pkt_type_t;
 
 /** Header of every packet. */
@@ -36,8 +45,12 @@ typedef struct {
     int32_t status;
     uint64_t addr;
     uint64_t len;
-    /** origin's cookie, echoed in the reply */
+    /** origin's cookie, echoed in the reply; PUT: offset in the packed stream */
     uint64_t tag;
+    /** PUT: target datatype count; RMA_DONE: PUT packets it covers */
+    uint32_t count;
+    /** PUT: bytes of target datatype description at the payload's start */
+    uint32_t desc_len;
 } ompi_osc_newrma_pkt_hdr_t;
 
 /** A received packet waiting in the inbox. */
@@ -56,6 +69,23 @@ typedef struct {
     uint64_t len;
     void *rkey_packed;
 } ompi_osc_newrma_region_query_t;
+
+/** Chunk size of the PUT packet pipeline. */
+#define OMPI_OSC_NEWRMA_PKT_PUT_CHUNK (256 * 1024)
+
+/**
+ * Send a PUT as packets: @p stream holds @p bytes packed in target datatype
+ * order; the target unpacks each chunk into @p tdt at @p taddr.  Counts the
+ * packets in target->am_sent (window lock held).
+ */
+int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ucp_ep_h ep, const char *stream, size_t bytes,
+                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr);
+
+/** Send RMA_DONE for the PUT packets counted in target->am_sent; its
+ * RMA_DONE_ACK decrements module->ack_counter. */
+int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ucp_ep_h ep);
 
 /** Copy a packet into the inbox (called from the UCX receive callback). */
 void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *payload,

@@ -112,7 +112,7 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
     if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
-    if (target->needs_rma_done) {
+    if (ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target);
         if (OMPI_SUCCESS != ret) {
             return ret;

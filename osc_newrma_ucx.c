@@ -360,21 +360,24 @@ static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
-                                size_t payload_len)
+int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
+                                 size_t len1, const void *p2, size_t len2)
 {
     ucp_request_param_t param = {0};
     ucx_am_buffer_t *buf;
     ucs_status_ptr_t req;
 
-    buf = malloc(sizeof(*buf) + hdr_len + payload_len);
+    buf = malloc(sizeof(*buf) + hdr_len + len1 + len2);
     if (NULL == buf) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     buf->hdr_len = hdr_len;
     memcpy(buf->data, hdr, hdr_len);
-    if (payload_len > 0) {
-        memcpy(buf->data + hdr_len, payload, payload_len);
+    if (len1 > 0) {
+        memcpy(buf->data + hdr_len, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(buf->data + hdr_len + len1, p2, len2);
     }
     param.op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
@@ -382,7 +385,7 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
     param.user_data = buf;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, hdr_len, buf->data + hdr_len,
-                          payload_len, &param);
+                          len1 + len2, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
@@ -393,6 +396,12 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
         return OMPI_ERROR;
     }
     return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
+                                size_t payload_len)
+{
+    return ompi_osc_newrma_ucx_am_send2(ep, hdr, hdr_len, payload, payload_len, NULL, 0);
 }
 
 int ompi_osc_newrma_ucx_progress(void)

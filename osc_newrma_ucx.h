@@ -80,6 +80,10 @@ int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
 int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
                                 size_t payload_len);
 
+/** As ompi_osc_newrma_ucx_am_send, with a payload in two pieces. */
+int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
+                                 size_t len1, const void *p2, size_t len2);
+
 /** Progress the worker. @return number of events. */
 int ompi_osc_newrma_ucx_progress(void);
 
