@@ -17,12 +17,12 @@ AC_DEFUN([MCA_ompi_osc_newrma_CONFIG],[
 
     # The same Makefile.am serves the out-of-tree build; these variables
     # point it at the in-tree libmpi and switch off the out-of-tree test hook.
-    OSC_NEWRMA_MPI_LIBADD='$(top_builddir)/ompi/lib@OMPI_LIBMPI_NAME@.la'
+    OSC_NEWRMA_MPI_LIBADD='$(top_builddir)/ompi/lib$(OMPI_LIBMPI_NAME).la'
     OSC_NEWRMA_OUT_OF_TREE=no
-    WARN_CFLAGS=
+    OSC_NEWRMA_WARN_CFLAGS=
     AC_SUBST([OSC_NEWRMA_MPI_LIBADD])
     AC_SUBST([OSC_NEWRMA_OUT_OF_TREE])
-    AC_SUBST([WARN_CFLAGS])
+    AC_SUBST([OSC_NEWRMA_WARN_CFLAGS])
     AC_SUBST([osc_newrma_CPPFLAGS])
     AC_SUBST([osc_newrma_LDFLAGS])
     AC_SUBST([osc_newrma_LIBS])
