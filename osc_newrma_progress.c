@@ -51,7 +51,7 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     /* RMA_DONE goes right behind the last op (piggybacked on the same
      * endpoint flush) once a FLUSH-type synchronization asked for it */
     if (target->sync_flag >= OMPI_OSC_NEWRMA_SYNC_FLUSH && NULL == target->next_op_to_issue &&
-        target->needs_rma_done) {
+        ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target);
         if (OMPI_SUCCESS != ret) {
             return ret;
