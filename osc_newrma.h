@@ -126,6 +126,13 @@ typedef struct {
 } ompi_osc_newrma_region_t;
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_region_t);
 
+/**
+ * The region of @p regions (a list of ompi_osc_newrma_region_t) that holds
+ * all of [lo, hi), or NULL.  The caller holds the lock protecting the list.
+ */
+ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
+                                                      uint64_t hi);
+
 struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
 

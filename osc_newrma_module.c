@@ -559,6 +559,20 @@ ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid)
 
 /* ---- dynamic windows ---- */
 
+ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
+                                                      uint64_t hi)
+{
+    ompi_osc_newrma_region_t *region;
+
+    OPAL_LIST_FOREACH(region, regions, ompi_osc_newrma_region_t)
+    {
+        if (lo >= region->base && hi <= region->base + region->len) {
+            return region;
+        }
+    }
+    return NULL;
+}
+
 static bool regions_overlap(ompi_osc_newrma_module_t *module, uint64_t base, size_t len)
 {
     ompi_osc_newrma_region_t *region;

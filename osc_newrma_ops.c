@@ -82,17 +82,10 @@ static int rma_peer_rkey(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h ep
 /* Dynamic window, my own memory: the range must lie in an attached region. */
 static bool rma_local_attached(ompi_osc_newrma_module_t *module, uint64_t lo, uint64_t hi)
 {
-    ompi_osc_newrma_region_t *region;
-    bool found = false;
+    bool found;
 
     opal_mutex_lock(&module->attached_lock);
-    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
-    {
-        if (lo >= region->base && hi <= region->base + region->len) {
-            found = true;
-            break;
-        }
-    }
+    found = NULL != ompi_osc_newrma_region_find(&module->attached, lo, hi);
     opal_mutex_unlock(&module->attached_lock);
     return found;
 }
@@ -106,12 +99,10 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
     ompi_osc_newrma_region_t *region;
     int ret;
 
-    OPAL_LIST_FOREACH(region, &peer->regions, ompi_osc_newrma_region_t)
-    {
-        if (lo >= region->base && hi <= region->base + region->len) {
-            *region_p = region;
-            return OMPI_SUCCESS;
-        }
+    region = ompi_osc_newrma_region_find(&peer->regions, lo, hi);
+    if (NULL != region) {
+        *region_p = region;
+        return OMPI_SUCCESS;
     }
     ret = ompi_osc_newrma_pkt_region_query(module, rank, lo, hi - lo, &query);
     if (OMPI_SUCCESS != ret) {

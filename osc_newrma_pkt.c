@@ -57,18 +57,12 @@ static int pkt_reply(ompi_osc_newrma_module_t *module, int dest, ompi_osc_newrma
 static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_pkt_hdr_t reply = pkt->hdr;
-    ompi_osc_newrma_region_t *region, *found = NULL;
+    ompi_osc_newrma_region_t *found;
     int ret;
 
-    OPAL_THREAD_LOCK(&module->attached_lock);
-    OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
-    {
-        if (pkt->hdr.addr >= region->base &&
-            pkt->hdr.addr + pkt->hdr.len <= region->base + region->len) {
-            found = region;
-            break;
-        }
-    }
+    opal_mutex_lock(&module->attached_lock);
+    found =
+        ompi_osc_newrma_region_find(&module->attached, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
     reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
     reply.src = module->my_rank;
     reply.status = (NULL == found) ? OMPI_ERR_RMA_RANGE : OMPI_SUCCESS;
@@ -76,7 +70,7 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     reply.len = found ? found->len : 0;
     ret = pkt_reply(module, pkt->hdr.src, &reply, found ? found->rkey_packed : NULL,
                     found ? found->rkey_packed_len : 0);
-    OPAL_THREAD_UNLOCK(&module->attached_lock);
+    opal_mutex_unlock(&module->attached_lock);
     if (OMPI_SUCCESS != ret) {
         opal_output(0, "osc/newrma: cannot answer a region query from rank %d", pkt->hdr.src);
     }
