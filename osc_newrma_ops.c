@@ -248,11 +248,19 @@ static int rdma_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
     return ompi_osc_newrma_ucx_rdma(s->op, s->ep, s->stream + offset, len, addr, s->rkey);
 }
 
+typedef struct {
+    size_t segments;
+    /* more segments than this means blocks under PUT_SEGMENT_MIN on average */
+    size_t limit;
+} segment_count_t;
+
 static int count_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
 {
+    segment_count_t *count = ctx;
+
     (void) addr, (void) len, (void) offset;
-    ++*(size_t *) ctx;
-    return OMPI_SUCCESS;
+    /* stop the walk as soon as the answer is known */
+    return ++count->segments > count->limit ? OMPI_EXISTS : OMPI_SUCCESS;
 }
 
 /* A target layout of many small blocks costs one RDMA transfer per block;
@@ -260,11 +268,11 @@ static int count_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
  * unpack it in one pass instead (design: "Datatype In RMA"). */
 static bool op_target_fine_grained(ompi_osc_newrma_op_t *op)
 {
-    size_t segments = 0;
+    segment_count_t count = {0, op->bytes / OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN};
 
     (void) ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, 0, count_segment,
-                                                 &segments);
-    return segments > 1 && op->bytes / segments < OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN;
+                                                 &count);
+    return count.segments > 1 && count.segments > count.limit;
 }
 
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -272,6 +280,7 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 {
     rdma_segments_t s = {op, op->ep, op->rkey, NULL};
     ptrdiff_t ooff, toff;
+    bool contig;
     int ret;
 
     if (ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff)) {
@@ -290,19 +299,17 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
             }
         }
     }
-    if (ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
-        if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-            target->needs_rma_done = true;
+    contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        if (!contig && op_target_fine_grained(op)) {
+            return ompi_osc_newrma_pkt_put(module, target, op->ep, s.stream, op->bytes,
+                                           op->target_dt, op->target_count, op->target_addr);
         }
+        target->needs_rma_done = true; /* RDMA writes: RMA_DONE is an endpoint flush */
+    }
+    if (contig) {
         return ompi_osc_newrma_ucx_rdma(op, op->ep, s.stream, op->bytes,
                                         op->target_addr + (uint64_t) toff, op->rkey);
-    }
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind && op_target_fine_grained(op)) {
-        return ompi_osc_newrma_pkt_put(module, target, op->ep, s.stream, op->bytes, op->target_dt,
-                                       op->target_count, op->target_addr);
-    }
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        target->needs_rma_done = true;
     }
     return ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, op->target_addr,
                                                  rdma_segment, &s);
