@@ -14,6 +14,8 @@
 
 #include "ompi_config.h"
 
+#include <pthread.h>
+
 #include <ucp/api/ucp.h>
 
 #include "ompi/communicator/communicator.h"
@@ -25,9 +27,11 @@
 #include "opal/threads/mutex.h"
 #include "opal/util/output.h"
 
+#include "osc_newrma_lock.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_shm.h"
+#include "osc_newrma_state.h"
 #include "osc_newrma_types.h"
 
 BEGIN_C_DECLS
@@ -87,9 +91,15 @@ struct ompi_osc_newrma_component_t {
     /** active-message packets received, processed outside UCX callbacks */
     opal_list_t inbox;
     opal_mutex_t inbox_lock;
-    /** re-entrance guard of the opal_progress callback */
+    /** one thread at a time in the worker/inbox progress (re-entrance guard
+     * of the opal_progress callback, shared with the async thread) */
     ompi_osc_newrma_atomic_t progress_busy;
     bool progress_registered;
+    /** async progress thread (osc_newrma_async_progress) */
+    pthread_t progress_thread;
+    int progress_thread_efd;
+    volatile bool progress_thread_stop;
+    bool progress_thread_running;
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
@@ -111,6 +121,14 @@ struct ompi_osc_newrma_peer_t {
     ucp_ep_h ep;
     /** cached remote regions of a dynamic window (ompi_osc_newrma_region_t) */
     opal_list_t regions;
+    /** the target's lock word when reached with loads/stores (myself, and
+     * node-local peers through the shared segment), else NULL */
+    ompi_osc_newrma_lock_word_t *lock;
+    /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none) */
+    int lock_type;
+    bool lock_nocheck;
+    /** the lock was granted (a reclaimed element comes back LOCK_GRANTED) */
+    bool lock_granted;
 };
 
 /** A memory region attached to a dynamic window (local or cached remote). */
@@ -185,7 +203,34 @@ struct ompi_osc_newrma_module_t {
     opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */
     bool ready;
+
+    /* ---- passive target, origin side ---- */
+    /** targets locked in PER_TARGET */
+    int lock_count;
+    /** LOCK_ALL with MPI_MODE_NOCHECK */
+    bool lock_all_nocheck;
+    /** window-protocol LOCK requests not granted yet */
+    ompi_osc_newrma_atomic_t lock_all_pending;
+
+    /* ---- passive target, target side (the agent) ---- */
+    /** my lock word: in the shared segment, or self_lock_word */
+    ompi_osc_newrma_lock_word_t *my_lock;
+    ompi_osc_newrma_lock_word_t self_lock_word;
+    /** waiters for my lock in ticket order; protected by lock_queue_lock */
+    opal_list_t lock_queue;
+    opal_mutex_t lock_queue_lock;
+    /** single-op data buffered in waiters (bounded by lock_data_bytes) */
+    size_t lock_data_used;
 };
+
+/** The counter an RMA_DONE to @p target is acknowledged on: the window's in
+ * active target, the target element's in passive target. */
+static inline ompi_osc_newrma_atomic_t *ompi_osc_newrma_ack_counter(ompi_osc_newrma_module_t *module,
+                                                                   ompi_osc_newrma_target_t *target)
+{
+    return ompi_osc_newrma_win_state_is_passive(module->win_state) ? &target->ack_counter
+                                                                   : &module->ack_counter;
+}
 
 /* ---- module functions (osc_newrma_module.c) ---- */
 int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size, int *disp_unit,
@@ -260,6 +305,10 @@ int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
+
+/** Move the window state by @p event (ompi_osc_newrma_win_state_next). */
+int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_win_event_t event);
 
 /** Verbose output on the osc_newrma_verbose stream. */
 #define OSC_NEWRMA_VERBOSE(level, ...)                                                             \

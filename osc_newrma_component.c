@@ -165,6 +165,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     component.pools_ready = false;
     component.progress_registered = false;
     component.progress_busy = 0;
+    component.progress_thread_running = false;
     component.ucp_context = NULL;
     component.ucp_worker = NULL;
     return ret;
@@ -172,6 +173,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
 
 static int component_finalize(void)
 {
+    ompi_osc_newrma_progress_thread_stop();
     if (component.progress_registered) {
         opal_progress_unregister(ompi_osc_newrma_progress_cb);
         component.progress_registered = false;

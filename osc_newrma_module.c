@@ -4,6 +4,7 @@
  */
 #include "ompi_config.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_lock.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_ucx.h"
@@ -156,11 +158,15 @@ static int component_window_setup(void)
         component.pools_ready = (OMPI_SUCCESS == ret);
     }
     if (OMPI_SUCCESS == ret) {
-        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads);
+        /* the async thread and the MPI threads share the worker */
+        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads || component.async_progress);
     }
     if (OMPI_SUCCESS == ret && !component.progress_registered) {
         ret = opal_progress_register(ompi_osc_newrma_progress_cb);
         component.progress_registered = (OMPI_SUCCESS == ret);
+    }
+    if (OMPI_SUCCESS == ret && component.async_progress) {
+        ret = ompi_osc_newrma_progress_thread_start();
     }
     opal_mutex_unlock(&component.lock);
     return ret;
@@ -346,11 +352,27 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
     opal_mutex_unlock(&component.windows_lock);
 }
 
+/* A packet handler that looked the window up before it was unregistered
+ * runs inside the (single) agent: wait for it to leave. */
+static void module_quiesce_agent(void)
+{
+    int32_t idle = 0;
+
+    while (!opal_atomic_compare_exchange_strong_32(&component.progress_busy, &idle, 1)) {
+        idle = 0;
+        sched_yield();
+    }
+    opal_atomic_wmb();
+    component.progress_busy = 0;
+}
+
 static void module_destroy(ompi_osc_newrma_module_t *module)
 {
     opal_list_item_t *item;
 
     module_unregister(module);
+    module_quiesce_agent();
+    ompi_osc_newrma_lock_queue_fini(module);
     if (module->pools_ready) {
         (void) ompi_osc_newrma_pool_fini(&module->op_pool);
         (void) ompi_osc_newrma_pool_fini(&module->target_pool);
@@ -376,6 +398,8 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->am_pending_done);
     OBJ_DESTRUCT(&module->am_received);
     OBJ_DESTRUCT(&module->am_lock);
+    OBJ_DESTRUCT(&module->lock_queue);
+    OBJ_DESTRUCT(&module->lock_queue_lock);
     OBJ_DESTRUCT(&module->lock);
     free(module);
 }
@@ -473,6 +497,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     OBJ_CONSTRUCT(&module->am_received, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->am_pending_done, opal_list_t);
     OBJ_CONSTRUCT(&module->am_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&module->lock_queue, opal_list_t);
+    OBJ_CONSTRUCT(&module->lock_queue_lock, opal_mutex_t);
     if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 16)) {
         module_destroy(module);
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -492,6 +518,10 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     }
     /* my own memory is always reached with loads and stores */
     module->peers[module->my_rank].shm_base = module->base;
+    if (NULL == module->my_lock) {
+        module->my_lock = &module->self_lock_word; /* no segment: my own word */
+    }
+    module->peers[module->my_rank].lock = module->my_lock;
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor) {
         *base = module->base;
     }

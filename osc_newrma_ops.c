@@ -16,8 +16,10 @@
 #include "osc_newrma.h"
 #include "osc_newrma_dtype.h"
 #include "osc_newrma_ops.h"
+#include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
+#include "osc_newrma_request.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_ucx.h"
 
@@ -43,6 +45,8 @@ typedef struct {
     ptrdiff_t target_disp;
     int target_count;
     struct ompi_datatype_t *target_dt;
+    /** MPI_Rput / MPI_Rget, or NULL */
+    struct ompi_request_t *request;
 } rma_args_t;
 
 static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_p)
@@ -338,11 +342,16 @@ int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         op->bounce = NULL;
     }
     op_release_datatypes(op);
+    if (NULL != op->request) {
+        ompi_osc_newrma_request_complete(op->request, ret);
+        op->request = NULL;
+    }
     ompi_osc_newrma_pool_put(&module->op_pool, &component.op_global_pool, &op->super);
     return ret;
 }
 
-int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_atomic_t *counter)
 {
     ucp_ep_h ep;
     int ret = rma_peer_ep(module, target->rank, &ep);
@@ -353,17 +362,18 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     /* RDMA writes: endpoint flush; PUT packets: RMA_DONE packet */
     if (target->needs_rma_done) {
         target->needs_rma_done = false;
-        ret = ompi_osc_newrma_ucx_rma_done(ep, &module->ack_counter);
+        ret = ompi_osc_newrma_ucx_rma_done(ep, counter);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
     }
-    return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, ep) : OMPI_SUCCESS;
+    return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, ep, counter)
+                               : OMPI_SUCCESS;
 }
 
 /* Queue the access as an op element on its target element (RMA_OP). */
 static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       const rma_target_mem_t *mem, size_t bytes)
+                       const rma_target_mem_t *mem, size_t bytes, bool *queued)
 {
     ompi_osc_newrma_target_t *target;
     ompi_osc_newrma_op_t *op;
@@ -386,19 +396,33 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->ep = mem->ep;
     op->rkey = mem->rkey;
     op->target_addr = mem->addr;
+    op->request = a->request;
     if (!ompi_datatype_is_predefined(op->origin_dt)) {
         OBJ_RETAIN(op->origin_dt);
     }
     if (!ompi_datatype_is_predefined(op->target_dt)) {
         OBJ_RETAIN(op->target_dt);
     }
-    ret = ompi_osc_newrma_target_get(module, a->target, &target);
+    ret = ompi_osc_newrma_win_state_is_passive(module->win_state)
+              ? ompi_osc_newrma_passive_target_get(module, a->target, &target)
+              : ompi_osc_newrma_target_get(module, a->target, &target);
     if (OMPI_SUCCESS != ret) {
         op_release_datatypes(op);
+        op->request = NULL;
         ompi_osc_newrma_pool_put(&module->op_pool, &component.op_global_pool, &op->super);
         return ret;
     }
     ompi_osc_newrma_target_enqueue_op(target, op);
+    *queued = true;
+    if (NULL != op->request) {
+        target->req_ops++;
+    }
+    if (ompi_osc_newrma_win_state_is_passive(module->win_state)) {
+        ret = ompi_osc_newrma_passive_op_queued(module, target, op);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
     /* past PIGGYBACK_THRESHOLD queued ops, issue instead of queueing */
     ret = ompi_osc_newrma_issue_ops_target(module, target, -1);
     return ret < 0 ? ret : OMPI_SUCCESS;
@@ -410,8 +434,9 @@ static bool active_reqs_below_threshold(ompi_osc_newrma_module_t *module, void *
     return module->active_reqs <= module->config.active_req_threshold;
 }
 
-/* RMA_OP: the epoch must allow the access, then serve or queue it. */
-static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a)
+/* RMA_OP: the epoch must allow the access, then serve or queue it.
+ * *@p queued tells whether an op element now carries a->request. */
+static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a, bool *queued)
 {
     size_t bytes = ompi_osc_newrma_dtype_bytes(a->origin_dt, a->origin_count);
     rma_target_mem_t mem;
@@ -422,6 +447,10 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a)
     }
     if (MPI_PROC_NULL == a->target) {
         return OMPI_SUCCESS;
+    }
+    ret = ompi_osc_newrma_passive_check_target(module, a->target);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (bytes != ompi_osc_newrma_dtype_bytes(a->target_dt, a->target_count)) {
         return MPI_ERR_TYPE; /* type signatures cannot match */
@@ -436,7 +465,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a)
     if (NULL != mem.direct) {
         return rma_direct(a, mem.direct, bytes);
     }
-    ret = rma_enqueue(module, a, &mem, bytes);
+    ret = rma_enqueue(module, a, &mem, bytes, queued);
     if (OMPI_SUCCESS == ret && module->config.active_req_threshold >= 0 &&
         module->active_reqs > module->config.active_req_threshold) {
         ret = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
@@ -444,13 +473,19 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a)
     return ret;
 }
 
-static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a)
+static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a, bool *queued)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
     opal_mutex_lock(&module->lock);
-    ret = rma_op(module, a);
+    *queued = false;
+    /* request-based operations belong to passive target epochs */
+    if (NULL != a->request && !ompi_osc_newrma_win_state_is_passive(module->win_state)) {
+        ret = OMPI_ERR_RMA_SYNC;
+    } else {
+        ret = rma_op(module, a, queued);
+    }
     opal_mutex_unlock(&module->lock);
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(20, "%s to rank %d failed: %d",
@@ -470,9 +505,11 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                     target,
                     target_disp,
                     target_count,
-                    target_dt};
+                    target_dt,
+                    NULL};
+    bool queued;
 
-    return rma_op_locked(win, &a);
+    return rma_op_locked(win, &a, &queued);
 }
 
 int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
@@ -481,12 +518,38 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
 {
     rma_args_t a = {
         OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
-        target_count,           target_dt};
+        target_count,           target_dt,   NULL};
+    bool queued;
 
-    return rma_op_locked(win, &a);
+    return rma_op_locked(win, &a, &queued);
 }
 
-/* ---- accumulate family and request-based operations: later work items ---- */
+/* MPI_Rput / MPI_Rget: the request completes with its op element, or at
+ * once when the access was served with loads and stores. */
+static int rma_request_op(struct ompi_win_t *win, rma_args_t *a, struct ompi_request_t **request)
+{
+    bool queued;
+    int ret;
+
+    a->request = ompi_osc_newrma_request_alloc(win);
+    if (NULL == a->request) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = rma_op_locked(win, a, &queued);
+    if (OMPI_SUCCESS != ret) {
+        if (!queued) {
+            ompi_osc_newrma_request_discard(a->request);
+        }
+        return ret;
+    }
+    if (!queued) {
+        ompi_osc_newrma_request_complete(a->request, OMPI_SUCCESS);
+    }
+    *request = a->request;
+    return OMPI_SUCCESS;
+}
+
+/* ---- accumulate family: the accumulate work item ---- */
 
 int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
                                struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
@@ -534,9 +597,17 @@ int ompi_osc_newrma_rput(const void *origin_addr, int origin_count,
                          int target_count, struct ompi_datatype_t *target_dt,
                          struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) target, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) win, (void) request;
-    return OMPI_ERR_NOT_SUPPORTED;
+    rma_args_t a = {OMPI_OSC_NEWRMA_OP_PUT,
+                    (void *) origin_addr,
+                    origin_count,
+                    origin_dt,
+                    target,
+                    target_disp,
+                    target_count,
+                    target_dt,
+                    NULL};
+
+    return rma_request_op(win, &a, request);
 }
 
 int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
@@ -544,9 +615,11 @@ int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_dataty
                          struct ompi_datatype_t *target_dt, struct ompi_win_t *win,
                          struct ompi_request_t **request)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) target, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) win, (void) request;
-    return OMPI_ERR_NOT_SUPPORTED;
+    rma_args_t a = {
+        OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
+        target_count,           target_dt,   NULL};
+
+    return rma_request_op(win, &a, request);
 }
 
 int ompi_osc_newrma_raccumulate(const void *origin_addr, int origin_count,

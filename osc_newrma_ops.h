@@ -18,7 +18,9 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 /** Retire a completed op: deliver staged GET data, release it to the pools. */
 int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op);
 
-/** Issue RMA_DONE to @p target (active target: counted in module->ack_counter). */
-int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target);
+/** Issue RMA_DONE to @p target; its acknowledgement decrements *@p counter
+ * (ompi_osc_newrma_ack_counter()). */
+int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_atomic_t *counter);
 
 #endif /* OMPI_OSC_NEWRMA_OPS_H */

@@ -15,6 +15,7 @@ static void op_construct(ompi_osc_newrma_op_t *op)
     op->issued = false;
     op->outstanding = 0;
     op->module = NULL;
+    op->request = NULL;
 }
 
 static void target_construct(ompi_osc_newrma_target_t *target)
@@ -79,6 +80,11 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->ack_counter = 0;
     target->needs_rma_done = false;
     target->am_sent = 0;
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    target->flush_pending = 0;
+    target->unlock_sent = false;
+    target->release_when_done = false;
+    target->req_ops = 0;
 
     if (NULL == slot->targets) {
         table->num_nonempty_slots++;

@@ -53,6 +53,8 @@ struct ompi_osc_newrma_op_t {
     ucp_ep_h ep;
     ucp_rkey_h rkey;
     uint64_t target_addr;
+    /** MPI_Rput / MPI_Rget: completed at local completion, or NULL */
+    struct ompi_request_t *request;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 
@@ -73,8 +75,19 @@ struct ompi_osc_newrma_target_t {
     ompi_osc_newrma_lock_state_t lock_state;
     int lock_type;
     int lock_mode;
-    /** RMA_DONE_ACKs this target still owes us (passive target) */
-    int ack_counter;
+    /** acknowledgements this target still owes us: RMA_DONE_ACK, the UNLOCK
+     * acknowledgement, a single op's answer (passive target) */
+    ompi_osc_newrma_atomic_t ack_counter;
+    /** set by the LOCK_GRANTED handler (ompi_osc_newrma_lock_reply_t) */
+    ompi_osc_newrma_atomic_t lock_reply;
+    /** endpoint flush that must complete before UNLOCK is sent */
+    ompi_osc_newrma_atomic_t flush_pending;
+    /** RMA_DONE + UNLOCK has gone out */
+    bool unlock_sent;
+    /** CLEANUP_WIN_AGGRESSIVE wants this element back once it is flushed */
+    bool release_when_done;
+    /** request-based ops queued: they must not wait for a synchronization */
+    int req_ops;
     /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
     /** PUT packets sent that no RMA_DONE has covered yet */

@@ -10,6 +10,8 @@
 #include "opal/datatype/opal_convertor.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_lock.h"
+#include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_ucx.h"
@@ -36,13 +38,14 @@ void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *pa
     if (payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
-    OPAL_THREAD_LOCK(&component.inbox_lock);
+    opal_mutex_lock(&component.inbox_lock);
     opal_list_append(&component.inbox, &pkt->super);
-    OPAL_THREAD_UNLOCK(&component.inbox_lock);
+    opal_mutex_unlock(&component.inbox_lock);
 }
 
-static int pkt_reply(ompi_osc_newrma_module_t *module, int dest, ompi_osc_newrma_pkt_hdr_t *hdr,
-                     const void *payload, size_t payload_len)
+int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
+                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                             size_t payload_len)
 {
     ucp_ep_h ep;
     int ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), &ep);
@@ -50,6 +53,8 @@ static int pkt_reply(ompi_osc_newrma_module_t *module, int dest, ompi_osc_newrma
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
     return ompi_osc_newrma_ucx_am_send(ep, hdr, sizeof(*hdr), payload, payload_len);
 }
 
@@ -68,8 +73,8 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     reply.status = (NULL == found) ? OMPI_ERR_RMA_RANGE : OMPI_SUCCESS;
     reply.addr = found ? found->base : 0;
     reply.len = found ? found->len : 0;
-    ret = pkt_reply(module, pkt->hdr.src, &reply, found ? found->rkey_packed : NULL,
-                    found ? found->rkey_packed_len : 0);
+    ret = ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, found ? found->rkey_packed : NULL,
+                                   found ? found->rkey_packed_len : 0);
     opal_mutex_unlock(&module->attached_lock);
     if (OMPI_SUCCESS != ret) {
         opal_output(0, "osc/newrma: cannot answer a region query from rank %d", pkt->hdr.src);
@@ -99,11 +104,15 @@ static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
 
 /* ---- PUT packets and RMA_DONE at the target ---- */
 
-/** An RMA_DONE waiting for PUT packets that have not arrived yet. */
+/** An RMA_DONE (or RMA_DONE + UNLOCK) waiting for PUT packets that have
+ * not arrived yet. */
 typedef struct {
     opal_list_item_t super;
     int32_t src;
     uint32_t count;
+    uint64_t tag;
+    bool unlock;
+    int lock_type;
 } pkt_pending_done_t;
 static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_list_item_t, NULL, NULL);
 
@@ -126,7 +135,7 @@ static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint6
 
 /* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
  * held).  Packets and RMA_DONE may arrive in any order: counting makes the
- * acknowledgement independent of it. */
+ * acknowledgement independent of it.  An UNLOCK also releases the lock. */
 static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
 {
     pkt_pending_done_t *done, *next;
@@ -139,13 +148,16 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
             continue;
         }
         pkt_set_applied(module, done->src, applied - done->count);
-        ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
-        ack.cid = module->cid;
-        ack.src = module->my_rank;
-        if (OMPI_SUCCESS != pkt_reply(module, done->src, &ack, NULL, 0)) {
-            opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
-        }
         opal_list_remove_item(&module->am_pending_done, &done->super);
+        if (done->unlock) {
+            ompi_osc_newrma_lock_handle_unlock(module, done->src, done->lock_type, done->tag);
+        } else {
+            ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
+            ack.tag = done->tag;
+            if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, done->src, &ack, NULL, 0)) {
+                opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
+            }
+        }
         OBJ_RELEASE(done);
     }
 }
@@ -204,10 +216,53 @@ static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     }
     done->src = pkt->hdr.src;
     done->count = pkt->hdr.count;
+    done->tag = pkt->hdr.tag;
+    done->unlock = (OMPI_OSC_NEWRMA_PKT_UNLOCK == pkt->hdr.type);
+    done->lock_type = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE
+                                                                            : MPI_LOCK_SHARED;
     opal_mutex_lock(&module->am_lock);
     opal_list_append(&module->am_pending_done, &done->super);
     pkt_settle_rma_dones(module);
     opal_mutex_unlock(&module->am_lock);
+}
+
+/* ---- origin side: answers to passive target requests ---- */
+
+/* Answers only touch atomic fields of elements that live until the answer
+ * has arrived, so they need no window lock (they may run on the async
+ * progress thread while the window's owner waits). */
+static void pkt_handle_rma_done_ack(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+
+    opal_atomic_add_fetch_32(NULL != target ? &target->ack_counter : &module->ack_counter, -1);
+}
+
+static void pkt_handle_lock_granted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+
+    opal_atomic_mb();
+    if (NULL == target) {
+        opal_atomic_add_fetch_32(&module->lock_all_pending, -1);
+        return;
+    }
+    target->lock_reply = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED)
+                             ? OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND
+                             : OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED;
+}
+
+static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) && pkt->payload_len == op->bytes) {
+        memcpy(op->origin_addr, pkt->payload, pkt->payload_len);
+    }
+    opal_atomic_wmb();
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    opal_atomic_add_fetch_32(&target->ack_counter, -1);
 }
 
 static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
@@ -227,10 +282,26 @@ static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
             pkt_handle_put(module, pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
+        case OMPI_OSC_NEWRMA_PKT_UNLOCK:
             pkt_handle_rma_done(module, pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
-            opal_atomic_add_fetch_32(&module->ack_counter, -1);
+            pkt_handle_rma_done_ack(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_LOCK:
+            ompi_osc_newrma_lock_handle_request(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED:
+            pkt_handle_lock_granted(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_SINGLE:
+            ompi_osc_newrma_lock_handle_single(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_SINGLE_ACK:
+            pkt_handle_single_ack(pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_WAKE:
+            (void) ompi_osc_newrma_lock_queue_progress(module);
             return;
         case OMPI_OSC_NEWRMA_PKT_REGION_QUERY:
             pkt_handle_region_query(module, pkt);
@@ -251,9 +322,9 @@ static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
     if (0 == opal_list_get_size(&component.inbox)) {
         return NULL;
     }
-    OPAL_THREAD_LOCK(&component.inbox_lock);
+    opal_mutex_lock(&component.inbox_lock);
     pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.inbox);
-    OPAL_THREAD_UNLOCK(&component.inbox_lock);
+    opal_mutex_unlock(&component.inbox_lock);
     return pkt;
 }
 
@@ -300,7 +371,7 @@ int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int targe
     hdr.addr = addr;
     hdr.len = len;
     hdr.tag = (uint64_t) (uintptr_t) query;
-    ret = pkt_reply(module, target, &hdr, NULL, 0);
+    ret = ompi_osc_newrma_pkt_send(module, target, &hdr, NULL, 0);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -350,7 +421,7 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 }
 
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                 ucp_ep_h ep)
+                                 ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret;
@@ -359,12 +430,84 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     hdr.cid = module->cid;
     hdr.src = module->my_rank;
     hdr.count = target->am_sent;
-    opal_atomic_add_fetch_32(&module->ack_counter, 1);
+    /* passive target counts the acknowledgement on the target element */
+    hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
+    opal_atomic_add_fetch_32(counter, 1);
     ret = ompi_osc_newrma_ucx_am_send(ep, &hdr, sizeof(hdr), NULL, 0);
     if (OMPI_SUCCESS != ret) {
-        opal_atomic_add_fetch_32(&module->ack_counter, -1);
+        opal_atomic_add_fetch_32(counter, -1);
         return ret;
     }
     target->am_sent = 0;
     return OMPI_SUCCESS;
+}
+
+/* ---- passive target requests at the origin ---- */
+
+int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
+                             ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_LOCK;
+    hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    hdr.tag = (uint64_t) (uintptr_t) target;
+    if (NULL != target) {
+        target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    }
+    return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
+}
+
+int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
+                               ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_atomic_t *counter =
+        NULL != target ? &target->ack_counter : &module->ack_counter;
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_UNLOCK;
+    hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    hdr.tag = (uint64_t) (uintptr_t) target;
+    hdr.count = NULL != target ? target->am_sent : 0;
+    opal_atomic_add_fetch_32(counter, 1);
+    ret = ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(counter, -1);
+        return ret;
+    }
+    if (NULL != target) {
+        target->am_sent = 0;
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_op_t *op)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    bool get = OMPI_OSC_NEWRMA_OP_GET == op->kind;
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_SINGLE;
+    hdr.flags = (MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0) |
+                (get ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0);
+    hdr.addr = op->target_addr;
+    hdr.len = op->bytes;
+    hdr.tag = (uint64_t) (uintptr_t) target;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    op->issued = true;
+    op->outstanding = 1;
+    opal_atomic_add_fetch_32(&target->ack_counter, 1);
+    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + %s of %zu bytes + UNLOCK to rank %d in one packet",
+                       get ? "GET" : "PUT", op->bytes, target->rank);
+    ret = ompi_osc_newrma_pkt_send(module, target->rank, &hdr, get ? NULL : op->origin_addr,
+                                   get ? 0 : op->bytes);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(&target->ack_counter, -1);
+        op->outstanding = 0;
+        op->issued = false;
+    }
+    return ret;
 }

@@ -29,8 +29,26 @@ typedef enum {
     /** all PUT packets sent since the last RMA_DONE (count) must be applied
      * before the target answers RMA_DONE_ACK */
     OMPI_OSC_NEWRMA_PKT_RMA_DONE,
-    OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK
+    /** answers RMA_DONE and UNLOCK; tag: origin's target element (0: window) */
+    OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK,
+    /** lock request (flags: EXCLUSIVE); tag: origin's target element or 0 */
+    OMPI_OSC_NEWRMA_PKT_LOCK,
+    /** the lock is held for the origin (flags: DISCARDED for a single op
+     * whose data was not kept: send the operation again) */
+    OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED,
+    /** RMA_DONE + UNLOCK: release once the PUT packets it counts are applied */
+    OMPI_OSC_NEWRMA_PKT_UNLOCK,
+    /** LOCK + one PUT/GET (flags: GET) at addr/len + UNLOCK in one packet */
+    OMPI_OSC_NEWRMA_PKT_SINGLE,
+    /** single op done and lock released; a GET's response carries the data */
+    OMPI_OSC_NEWRMA_PKT_SINGLE_ACK,
+    /** a node-local origin released the lock word directly: grant waiters */
+    OMPI_OSC_NEWRMA_PKT_WAKE
 } ompi_osc_newrma_pkt_type_t;
+
+#define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
+#define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
+#define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
 
 /** Header of every packet. */
 typedef struct {
@@ -51,10 +69,12 @@ typedef struct {
     uint32_t count;
     /** PUT: bytes of target datatype description at the payload's start */
     uint32_t desc_len;
+    /** single op: the origin's operation element, echoed in SINGLE_ACK */
+    uint64_t tag2;
 } ompi_osc_newrma_pkt_hdr_t;
 
 /** A received packet waiting in the inbox. */
-typedef struct {
+typedef struct ompi_osc_newrma_pkt_t {
     opal_list_item_t super;
     ompi_osc_newrma_pkt_hdr_t hdr;
     size_t payload_len;
@@ -83,9 +103,29 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
                             struct ompi_datatype_t *tdt, int tcount, uint64_t taddr);
 
 /** Send RMA_DONE for the PUT packets counted in target->am_sent; its
- * RMA_DONE_ACK decrements module->ack_counter. */
+ * RMA_DONE_ACK decrements *@p counter (the window's or the target element's). */
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                 ucp_ep_h ep);
+                                 ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
+
+/** Send @p hdr (type set by the caller; cid and src filled in) and an
+ * optional payload to window rank @p dest. */
+int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
+                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                             size_t payload_len);
+
+/** Send RMA_DONE + UNLOCK to @p rank for a lock of @p lock_type; @p target
+ * (or NULL: the window) counts the acknowledgement. */
+int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
+                               ompi_osc_newrma_target_t *target);
+
+/** Send a LOCK request to @p rank; its LOCK_GRANTED reaches @p target (or,
+ * NULL, decrements module->lock_all_pending). */
+int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
+                             ompi_osc_newrma_target_t *target);
+
+/** Send @p op, the only operation of @p target's epoch, as LOCK + op + UNLOCK. */
+int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_op_t *op);
 
 /** Copy a packet into the inbox (called from the UCX receive callback). */
 void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *payload,

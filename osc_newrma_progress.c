@@ -4,11 +4,15 @@
  */
 #include "ompi_config.h"
 
+#include <poll.h>
+#include <pthread.h>
+
 #include "ompi/datatype/ompi_datatype.h"
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_ops.h"
+#include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
@@ -16,18 +20,54 @@
 
 #define component mca_osc_newrma_component
 
+/* PIGGYBACK_THRESHOLD: keep the first ops queued so the last one can carry
+ * RMA_DONE, unless a synchronization or a request-based op asks for them. */
+static bool target_past_threshold(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target)
+{
+    return OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag || target->req_ops > 0 ||
+           target->op_count > module->config.piggyback_threshold;
+}
+
 /* May ops of @p target go out now?  Not while the epoch is still being
- * opened (FENCE_ISSUED: other processes may not have entered the fence). */
+ * opened: FENCE_ISSUED (other processes may not have entered the fence), or
+ * a per-target lock that is not LOCK_GRANTED. */
 static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     switch (module->win_state) {
         case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
-            /* PIGGYBACK_THRESHOLD: keep the first ops queued so the last one
-             * can carry RMA_DONE, unless a synchronization asks for them */
-            return OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag ||
-                   target->op_count > module->config.piggyback_threshold;
+        case OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED:
+            return target_past_threshold(module, target);
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            ompi_osc_newrma_passive_update(module, target);
+            return OMPI_OSC_NEWRMA_LOCK_GRANTED == target->lock_state &&
+                   target_past_threshold(module, target);
         default:
             return false;
+    }
+}
+
+/* The synchronization message behind the last op: RMA_DONE for FLUSH (and
+ * FENCE), RMA_DONE + UNLOCK for UNLOCK. */
+static int issue_sync_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    if (NULL != target->next_op_to_issue) {
+        return OMPI_SUCCESS;
+    }
+    switch (target->sync_flag) {
+        case OMPI_OSC_NEWRMA_SYNC_FLUSH:
+            if (!ompi_osc_newrma_target_owes_rma_done(target)) {
+                return OMPI_SUCCESS;
+            }
+            return ompi_osc_newrma_op_rma_done(module, target,
+                                               ompi_osc_newrma_ack_counter(module, target));
+        case OMPI_OSC_NEWRMA_SYNC_UNLOCK:
+            return ompi_osc_newrma_passive_send_unlock(module, target);
+        default:
+            return OMPI_SUCCESS;
     }
 }
 
@@ -48,16 +88,8 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
         }
         issued++;
     }
-    /* RMA_DONE goes right behind the last op (piggybacked on the same
-     * endpoint flush) once a FLUSH-type synchronization asked for it */
-    if (target->sync_flag >= OMPI_OSC_NEWRMA_SYNC_FLUSH && NULL == target->next_op_to_issue &&
-        ompi_osc_newrma_target_owes_rma_done(target)) {
-        ret = ompi_osc_newrma_op_rma_done(module, target);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
-    return issued;
+    ret = issue_sync_target(module, target);
+    return OMPI_SUCCESS != ret ? ret : issued;
 }
 
 int ompi_osc_newrma_issue_ops_win(ompi_osc_newrma_module_t *module)
@@ -94,6 +126,9 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
             break;
         }
         ompi_osc_newrma_target_dequeue_op(target, op);
+        if (NULL != op->request) {
+            target->req_ops--;
+        }
         ret = ompi_osc_newrma_op_finish(module, op);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -113,10 +148,25 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
         return 0;
     }
     if (ompi_osc_newrma_target_owes_rma_done(target)) {
-        ret = ompi_osc_newrma_op_rma_done(module, target);
+        ret = ompi_osc_newrma_op_rma_done(module, target, &module->ack_counter);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
+    }
+    ompi_osc_newrma_target_release(module, target);
+    return 1;
+}
+
+/* Passive target: elements are released by the closing synchronization,
+ * or here once CLEANUP_WIN_AGGRESSIVE's FLUSH of them is acknowledged. */
+static int cleanup_passive_target(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target)
+{
+    if (!target->release_when_done || OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state ||
+        !opal_list_is_empty(&target->ops) || target->ack_counter > 0 || target->flush_pending > 0 ||
+        ompi_osc_newrma_target_owes_rma_done(target) ||
+        OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag) {
+        return 0;
     }
     ompi_osc_newrma_target_release(module, target);
     return 1;
@@ -135,8 +185,9 @@ int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
          target = next) {
         next = ompi_osc_newrma_optable_next(&module->table, target, &slot);
         ret = ompi_osc_newrma_cleanup_target(module, target);
-        if (ret >= 0 && active) {
-            int released = cleanup_active_target(module, target);
+        if (ret >= 0) {
+            int released = active ? cleanup_active_target(module, target)
+                                  : cleanup_passive_target(module, target);
             ret = released < 0 ? released : ret + released;
         }
         if (ret < 0) {
@@ -284,21 +335,62 @@ static bool aggressive_granted_or_ready(ompi_osc_newrma_module_t *module, void *
 }
 
 /* Pick target element K whose completion frees the resource: for op
- * elements one that holds ops, for target elements any. */
+ * elements one that holds ops, for target elements any.  In passive target
+ * prefer LOCK_GRANTED, then LOCK_ISSUED, then LOCK_CALLED. */
 static ompi_osc_newrma_target_t *aggressive_pick(ompi_osc_newrma_module_t *module,
                                                  ompi_osc_newrma_resource_t resource)
 {
-    ompi_osc_newrma_target_t *target, *any = NULL;
+    ompi_osc_newrma_target_t *target, *best = NULL;
     int slot;
 
     for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
-        if (!opal_list_is_empty(&target->ops)) {
-            return target;
+        if (OMPI_OSC_NEWRMA_RESOURCE_OP == resource && opal_list_is_empty(&target->ops)) {
+            continue;
         }
-        any = target;
+        if (OMPI_OSC_NEWRMA_RESOURCE_TARGET == resource && target->release_when_done) {
+            continue; /* already on its way back */
+        }
+        if (NULL == best || target->lock_state > best->lock_state) {
+            best = target;
+        }
     }
-    return OMPI_OSC_NEWRMA_RESOURCE_TARGET == resource ? any : NULL;
+    return best;
+}
+
+/* Passive target: FLUSH_LOCAL frees op elements; target elements come back
+ * only once flushed (their RMA_DONE_ACK is what the next FLUSH counts). */
+static int aggressive_passive(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource)
+{
+    ompi_osc_newrma_target_t *target = aggressive_pick(module, resource);
+    ompi_osc_newrma_sync_flag_t flag = OMPI_OSC_NEWRMA_RESOURCE_OP == resource
+                                           ? OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL
+                                           : OMPI_OSC_NEWRMA_SYNC_FLUSH;
+    int ret;
+
+    if (NULL == target) {
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state) {
+        if (opal_list_is_empty(&target->ops)) {
+            /* nothing was ever sent for it: give it back as it is; it is
+             * recreated in LOCK_CALLED (its peer entry was never granted) */
+            ompi_osc_newrma_target_release(module, target);
+            return OMPI_SUCCESS;
+        }
+        /* the single-op optimization gives way to freeing resources */
+        ret = ompi_osc_newrma_passive_issue_lock(module, target);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    if (target->sync_flag < flag) {
+        target->sync_flag = flag;
+    }
+    if (OMPI_OSC_NEWRMA_RESOURCE_TARGET == resource) {
+        target->release_when_done = true;
+    }
+    return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
@@ -337,9 +429,15 @@ int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
                 target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL;
             }
             break;
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            ret = aggressive_passive(module, resource);
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+            break;
         default:
-            /* passive-target states pick by LOCK_GRANTED, ISSUED, CALLED
-             * priority; they arrive with passive target synchronization */
             break;
     }
     return ompi_osc_newrma_progress_wait(module, aggressive_resource_ready, &wait);
@@ -387,6 +485,20 @@ int ompi_osc_newrma_target_get(ompi_osc_newrma_module_t *module, int rank,
     }
 }
 
+int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
+                                   ompi_osc_newrma_target_t **target_p)
+{
+    opal_list_item_t *item =
+        ompi_osc_newrma_pool_get(&module->target_pool, &component.target_global_pool);
+
+    if (NULL == item) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *target_p = (ompi_osc_newrma_target_t *) item;
+    ompi_osc_newrma_optable_insert(&module->table, *target_p, rank);
+    return OMPI_SUCCESS;
+}
+
 void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
                                     ompi_osc_newrma_target_t *target)
 {
@@ -400,20 +512,111 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->table.num_targets;
 }
 
-int ompi_osc_newrma_progress_cb(void)
+/* The agent's share of progress: grant queued lock requests of every
+ * window (a release by another process may have served their tickets). */
+static int agent_lock_queues(void)
 {
+    ompi_osc_newrma_module_t *module;
+    uint32_t key;
+    void *node = NULL;
+    int total = 0, rc;
+
+    opal_mutex_lock(&component.windows_lock);
+    rc = opal_hash_table_get_first_key_uint32(&component.modules, &key, (void **) &module, &node);
+    while (OPAL_SUCCESS == rc) {
+        total += ompi_osc_newrma_lock_queue_progress(module);
+        rc = opal_hash_table_get_next_key_uint32(&component.modules, &key, (void **) &module, node,
+                                                 &node);
+    }
+    opal_mutex_unlock(&component.windows_lock);
+    return total;
+}
+
+/* Worker, inbox and lock queues, by one thread at a time: the opal_progress
+ * callback and the async progress thread share it.  @return events, or -1
+ * when another thread is at it. */
+static int agent_progress(void)
+{
+    int32_t idle = 0;
     int count;
 
-    /* opal_progress can be entered again from inside a handler */
-    int32_t idle = 0;
-
     if (!opal_atomic_compare_exchange_strong_32(&component.progress_busy, &idle, 1)) {
-        return 0;
+        return -1;
     }
     count = ompi_osc_newrma_ucx_progress();
     count += ompi_osc_newrma_pkt_process_inbox();
-    count += ompi_osc_newrma_make_rma_progress_global();
+    count += agent_lock_queues();
     opal_atomic_wmb();
     component.progress_busy = 0;
     return count;
+}
+
+int ompi_osc_newrma_progress_cb(void)
+{
+    int count = agent_progress();
+
+    /* operation elements belong to the MPI threads (request completion) */
+    return (count > 0 ? count : 0) + ompi_osc_newrma_make_rma_progress_global();
+}
+
+/* ---- async progress thread ---- */
+
+/* Sleep in the kernel until the worker has an event (or a signal). */
+static void progress_thread_sleep(int efd, int timeout_ms)
+{
+    struct pollfd pfd = {efd, POLLIN, 0};
+
+    if (OMPI_SUCCESS == ompi_osc_newrma_ucx_arm()) {
+        (void) poll(&pfd, 1, timeout_ms);
+    }
+}
+
+static void *progress_thread_main(void *arg)
+{
+    int efd = *(int *) arg, count;
+
+    while (!component.progress_thread_stop) {
+        count = agent_progress();
+        if (count > 0) {
+            continue;
+        }
+        /* -1: an MPI call is progressing right now; look again soon */
+        progress_thread_sleep(efd, count < 0 ? 1 : -1);
+    }
+    return NULL;
+}
+
+int ompi_osc_newrma_progress_thread_start(void)
+{
+    int ret;
+
+    if (component.progress_thread_running) {
+        return OMPI_SUCCESS;
+    }
+    ret = ompi_osc_newrma_ucx_efd(&component.progress_thread_efd);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    component.progress_thread_stop = false;
+    if (0 != pthread_create(&component.progress_thread, NULL, progress_thread_main,
+                            &component.progress_thread_efd)) {
+        opal_output(0, "osc/newrma: cannot start the async progress thread");
+        return OMPI_ERROR;
+    }
+    component.progress_thread_running = true;
+    OSC_NEWRMA_VERBOSE(10, "async progress thread started (UCX event fd %d)",
+                       component.progress_thread_efd);
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_progress_thread_stop(void)
+{
+    if (!component.progress_thread_running) {
+        return;
+    }
+    component.progress_thread_stop = true;
+    opal_atomic_wmb();
+    ompi_osc_newrma_ucx_signal();
+    (void) pthread_join(component.progress_thread, NULL);
+    component.progress_thread_running = false;
 }

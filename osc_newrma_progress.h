@@ -57,6 +57,11 @@ int ompi_osc_newrma_op_alloc(ompi_osc_newrma_module_t *module, ompi_osc_newrma_o
 int ompi_osc_newrma_target_get(ompi_osc_newrma_module_t *module, int rank,
                                ompi_osc_newrma_target_t **target_p);
 
+/** Create @p rank's target element only if one is free without cleanup.
+ * @return OMPI_ERR_OUT_OF_RESOURCE when both pools are empty */
+int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
+                                   ompi_osc_newrma_target_t **target_p);
+
 /** Return a target element with an empty op list to the pools. */
 void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
                                     ompi_osc_newrma_target_t *target);
@@ -66,5 +71,13 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
 /** The opal_progress callback: UCX worker, inbox, MAKE_RMA_PROGRESS_GLOBAL. */
 int ompi_osc_newrma_progress_cb(void);
+
+/** Start the async progress thread (osc_newrma_async_progress); component
+ * lock held.  It blocks on the UCX worker's event descriptor and serves
+ * packets and lock requests while the application computes. */
+int ompi_osc_newrma_progress_thread_start(void);
+
+/** Stop and join the async progress thread, if it runs. */
+void ompi_osc_newrma_progress_thread_stop(void);
 
 #endif /* OMPI_OSC_NEWRMA_PROGRESS_H */

@@ -70,7 +70,8 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
-    size_t page = opal_getpagesize(), total = 0, offset = 0;
+    size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl;
+    ompi_osc_newrma_lock_word_t *words;
     shm_rank_info_t mine = {size, module->my_rank, 0}, *all;
     int ret;
 
@@ -84,17 +85,30 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
+    /* the node's lock words come first, one cache line per rank */
+    ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lock_word_t) * (size_t) node_size, page, size_t);
     for (int i = 0; i < node_size; ++i) {
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
     }
-    ret = shm_create_segment(module, OPAL_ALIGN(total, page, size_t) + page);
+    ret = shm_create_segment(module, ctrl + OPAL_ALIGN(total, page, size_t) + page);
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
+    words = (ompi_osc_newrma_lock_word_t *) module->shm.seg_base;
+    offset = ctrl;
     /* contiguous by default: rank r's memory follows rank r-1's (MPI-3.1 11.2.3) */
     for (int i = 0; i < node_size; ++i) {
-        module->peers[all[i].win_rank].shm_base = module->shm.seg_base + offset;
+        ompi_osc_newrma_peer_t *peer = &module->peers[all[i].win_rank];
+        peer->shm_base = module->shm.seg_base + offset;
         offset += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
+        /* node-local origins take the lock word with CPU atomics when they
+         * also access the memory directly */
+        if (all[i].win_rank == module->my_rank) {
+            module->my_lock = &words[i];
+            peer->lock = &words[i];
+        } else if (module->shm.direct) {
+            peer->lock = &words[i];
+        }
     }
     *base_p = module->peers[module->my_rank].shm_base;
 out:

@@ -175,6 +175,19 @@ bool ompi_osc_newrma_win_state_is_per_target(ompi_osc_newrma_win_state_t state)
     return OMPI_OSC_NEWRMA_WIN_PER_TARGET == state || OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED == state;
 }
 
+bool ompi_osc_newrma_win_state_is_passive(ompi_osc_newrma_win_state_t state)
+{
+    switch (state) {
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            return true;
+        default:
+            return false;
+    }
+}
+
 bool ompi_osc_newrma_win_state_is_fence(ompi_osc_newrma_win_state_t state)
 {
     return OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == state || OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED == state;

@@ -61,6 +61,9 @@ bool ompi_osc_newrma_win_state_is_access(ompi_osc_newrma_win_state_t state);
 /** True when per-target states are in use (PER_TARGET, LOCK_ALL_CALLED). */
 bool ompi_osc_newrma_win_state_is_per_target(ompi_osc_newrma_win_state_t state);
 
+/** True in a passive target epoch (LOCK or LOCK_ALL). */
+bool ompi_osc_newrma_win_state_is_passive(ompi_osc_newrma_win_state_t state);
+
 /** True when a fence-type IBARRIER may still be outstanding. */
 bool ompi_osc_newrma_win_state_is_fence(ompi_osc_newrma_win_state_t state);
 

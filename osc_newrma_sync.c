@@ -9,7 +9,8 @@
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
 
-static int win_state_move(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event_t event)
+int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_win_event_t event)
 {
     ompi_osc_newrma_win_state_t next;
     int ret = ompi_osc_newrma_win_state_next(module->win_state, event, &next);
@@ -101,7 +102,7 @@ static int fence_noprecede(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    return win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
+    return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
 }
 
 static int fence_full(ompi_osc_newrma_module_t *module)
@@ -116,7 +117,7 @@ static int fence_full(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
+    ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -151,7 +152,7 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         fence_forget_regions(module);
     }
     if (OMPI_SUCCESS == ret && (mpi_assert & MPI_MODE_NOSUCCEED)) {
-        ret = win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOSUCCEED);
+        ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOSUCCEED);
     }
     return ret;
 }
@@ -175,7 +176,7 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
     return OMPI_SUCCESS;
 }
 
-/* ---- synchronization that later work items implement ---- */
+/* ---- PSCW: not part of the passive-target work ---- */
 
 int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct ompi_win_t *win)
 {
@@ -204,53 +205,5 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
 int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 {
     (void) win, (void) flag;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_win_t *win)
-{
-    (void) lock_type, (void) target, (void) mpi_assert, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
-{
-    (void) target, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
-{
-    (void) mpi_assert, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
-{
-    (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
-{
-    (void) target, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
-{
-    (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win)
-{
-    (void) target, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win)
-{
-    (void) win;
     return OMPI_ERR_NOT_SUPPORTED;
 }

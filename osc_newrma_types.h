@@ -55,6 +55,14 @@ typedef enum {
     OMPI_OSC_NEWRMA_LOCK_STATE_COUNT
 } ompi_osc_newrma_lock_state_t;
 
+/** What a LOCK_GRANTED told the origin about its target element. */
+typedef enum {
+    OMPI_OSC_NEWRMA_LOCK_REPLY_NONE = 0,
+    OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED,
+    /** granted, but the single op's data was discarded: send it again */
+    OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND
+} ompi_osc_newrma_lock_reply_t;
+
 /** What a target element's closing synchronization asks of ISSUE_OPS_TARGET. */
 typedef enum {
     OMPI_OSC_NEWRMA_SYNC_NONE = 0,

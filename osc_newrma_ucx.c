@@ -45,7 +45,8 @@ static int ucx_create_context(bool thread_multiple)
     }
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                         UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                      UCP_FEATURE_WAKEUP;
     params.mt_workers_shared = thread_multiple;
     params.estimated_num_eps = ompi_proc_world_size();
     status = ucp_init(&params, config, &component.ucp_context);
@@ -176,7 +177,7 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
     ompi_osc_newrma_endpoint_t *endpoint = NULL;
     int ret = OMPI_SUCCESS;
 
-    OPAL_THREAD_LOCK(&component.lock);
+    opal_mutex_lock(&component.lock);
     if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
                                                          (void **) &endpoint)) {
         goto out;
@@ -195,7 +196,7 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
         free(endpoint);
     }
 out:
-    OPAL_THREAD_UNLOCK(&component.lock);
+    opal_mutex_unlock(&component.lock);
     return ret;
 }
 
@@ -206,7 +207,7 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
     ucs_status_t status;
     int ret = OMPI_SUCCESS;
 
-    OPAL_THREAD_LOCK(&component.lock);
+    opal_mutex_lock(&component.lock);
     if (OPAL_SUCCESS != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
                                                          (void **) &endpoint)) {
         ret = OMPI_ERR_UNREACH;
@@ -225,7 +226,7 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
     }
     *ep_p = endpoint->ep;
 out:
-    OPAL_THREAD_UNLOCK(&component.lock);
+    opal_mutex_unlock(&component.lock);
     return ret;
 }
 
@@ -402,6 +403,39 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
                                 size_t payload_len)
 {
     return ompi_osc_newrma_ucx_am_send2(ep, hdr, hdr_len, payload, payload_len, NULL, 0);
+}
+
+int ompi_osc_newrma_ucx_fence(void)
+{
+    ucs_status_t status = ucp_worker_fence(component.ucp_worker);
+
+    return UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int ompi_osc_newrma_ucx_arm(void)
+{
+    ucs_status_t status = ucp_worker_arm(component.ucp_worker);
+
+    if (UCS_ERR_BUSY == status) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    return UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int ompi_osc_newrma_ucx_efd(int *fd_p)
+{
+    ucs_status_t status = ucp_worker_get_efd(component.ucp_worker, fd_p);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_worker_get_efd failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_ucx_signal(void)
+{
+    (void) ucp_worker_signal(component.ucp_worker);
 }
 
 int ompi_osc_newrma_ucx_progress(void)

@@ -84,6 +84,19 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
 int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
                                  size_t len1, const void *p2, size_t len2);
 
+/** Order RMA issued before against RMA issued after (no round trip). */
+int ompi_osc_newrma_ucx_fence(void);
+
+/** Arm the worker's event descriptor.  @return OMPI_ERR_WOULD_BLOCK when
+ * events are pending (progress first), OMPI_SUCCESS when armed. */
+int ompi_osc_newrma_ucx_arm(void);
+
+/** The worker's event file descriptor (readable when armed and an event came). */
+int ompi_osc_newrma_ucx_efd(int *fd_p);
+
+/** Wake a thread blocked on the event descriptor. */
+void ompi_osc_newrma_ucx_signal(void);
+
 /** Progress the worker. @return number of events. */
 int ompi_osc_newrma_ucx_progress(void);
 

@@ -1,0 +1,303 @@
+/*
+ * osc/newrma: lock words and the target-side lock queue (see osc_newrma_lock.h).
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/sys/atomic.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_lock.h"
+#include "osc_newrma_pkt.h"
+#include "osc_newrma_progress.h"
+
+/* ---- the ticket reader-writer lock ----
+ *
+ * A writer with ticket t holds the lock when write == t; a reader with
+ * ticket t enters when read == t and then lets the next ticket's reader in
+ * (read++).  A reader leaving does write++; a writer leaving does read++ and
+ * write++.  Tickets are served strictly in the order they were drawn. */
+
+int32_t ompi_osc_newrma_lock_word_ticket(ompi_osc_newrma_lock_word_t *word)
+{
+    return opal_atomic_fetch_add_32(&word->users, 1);
+}
+
+bool ompi_osc_newrma_lock_word_try_enter(ompi_osc_newrma_lock_word_t *word, int lock_type,
+                                         int32_t ticket)
+{
+    if (MPI_LOCK_EXCLUSIVE == lock_type) {
+        if (word->write != ticket) {
+            return false;
+        }
+    } else {
+        if (word->read != ticket) {
+            return false;
+        }
+        opal_atomic_add_fetch_32(&word->read, 1);
+    }
+    opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC (lock granted) */
+    return true;
+}
+
+void ompi_osc_newrma_lock_word_release(ompi_osc_newrma_lock_word_t *word, int lock_type)
+{
+    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC (lock released) */
+    if (MPI_LOCK_EXCLUSIVE == lock_type) {
+        opal_atomic_add_fetch_32(&word->read, 1);
+    }
+    opal_atomic_add_fetch_32(&word->write, 1);
+}
+
+bool ompi_osc_newrma_lock_word_idle(ompi_osc_newrma_lock_word_t *word)
+{
+    return word->users == word->write;
+}
+
+/* ---- origin side, direct access to the word ---- */
+
+typedef struct {
+    ompi_osc_newrma_lock_word_t *word;
+    int lock_type;
+    int32_t ticket;
+} direct_wait_t;
+
+static bool direct_entered(ompi_osc_newrma_module_t *module, void *arg)
+{
+    direct_wait_t *wait = arg;
+
+    (void) module;
+    return ompi_osc_newrma_lock_word_try_enter(wait->word, wait->lock_type, wait->ticket);
+}
+
+int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type)
+{
+    direct_wait_t wait = {module->peers[rank].lock, lock_type, 0};
+
+    wait.ticket = ompi_osc_newrma_lock_word_ticket(wait.word);
+    if (ompi_osc_newrma_lock_word_try_enter(wait.word, lock_type, wait.ticket)) {
+        return OMPI_SUCCESS;
+    }
+    /* the word's owner may have to grant earlier tickets it queued for remote
+     * origins: progress (ours, and theirs through the packets they await) */
+    return ompi_osc_newrma_progress_wait(module, direct_entered, &wait);
+}
+
+int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type)
+{
+    ompi_osc_newrma_lock_word_t *word = module->peers[rank].lock;
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    ompi_osc_newrma_lock_word_release(word, lock_type);
+    if (0 == word->agent_waiting) {
+        return OMPI_SUCCESS;
+    }
+    if (rank == module->my_rank) {
+        (void) ompi_osc_newrma_lock_queue_progress(module);
+        return OMPI_SUCCESS;
+    }
+    /* the owner may be computing; its agent sleeps until a packet arrives */
+    hdr.type = OMPI_OSC_NEWRMA_PKT_WAKE;
+    return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
+}
+
+/* ---- the agent: lock queue ---- */
+
+/** A remote origin's request waiting for its ticket to be served. */
+typedef struct {
+    opal_list_item_t super;
+    int32_t src;
+    int lock_type;
+    int32_t ticket;
+    /** the request packet's header (tag, and the operation of a single op) */
+    ompi_osc_newrma_pkt_hdr_t hdr;
+    /** single op: kept data (PUT), or discarded because over lock_data_bytes */
+    bool single;
+    bool discarded;
+    size_t data_len;
+    char *data;
+} lock_waiter_t;
+
+static void waiter_construct(lock_waiter_t *waiter)
+{
+    waiter->data = NULL;
+    waiter->data_len = 0;
+    waiter->single = false;
+    waiter->discarded = false;
+}
+
+static void waiter_destruct(lock_waiter_t *waiter)
+{
+    free(waiter->data);
+}
+
+static OBJ_CLASS_INSTANCE(lock_waiter_t, opal_list_item_t, waiter_construct, waiter_destruct);
+
+static int pkt_lock_type(const ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    return (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+}
+
+static void lock_reply(ompi_osc_newrma_module_t *module, int32_t dest,
+                       ompi_osc_newrma_pkt_type_t type, uint8_t flags,
+                       const ompi_osc_newrma_pkt_hdr_t *req, const void *payload, size_t len)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = type;
+    hdr.flags = flags;
+    hdr.tag = req->tag;
+    hdr.tag2 = req->tag2;
+    hdr.len = len;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, dest, &hdr, payload, len)) {
+        opal_output(0, "osc/newrma: cannot answer a lock packet of rank %d", dest);
+    }
+}
+
+/* A single op whose lock is held now: apply it, release, acknowledge.  The
+ * acknowledgement of a GET is its response. */
+static void lock_apply_single(ompi_osc_newrma_module_t *module, int32_t src,
+                              const ompi_osc_newrma_pkt_hdr_t *hdr, const char *data)
+{
+    void *addr = (void *) (uintptr_t) hdr->addr;
+
+    if (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) {
+        lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_SINGLE_ACK, OMPI_OSC_NEWRMA_PKT_FLAG_GET, hdr,
+                   addr, hdr->len);
+    } else {
+        memcpy(addr, data, hdr->len);
+        lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_SINGLE_ACK, 0, hdr, NULL, 0);
+    }
+    ompi_osc_newrma_lock_word_release(module->my_lock, pkt_lock_type(hdr));
+}
+
+static void lock_grant(ompi_osc_newrma_module_t *module, lock_waiter_t *waiter)
+{
+    if (!waiter->single) {
+        lock_reply(module, waiter->src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &waiter->hdr, NULL, 0);
+    } else if (waiter->discarded) {
+        /* the origin holds the lock now and sends the operation again */
+        lock_reply(module, waiter->src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED,
+                   OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED, &waiter->hdr, NULL, 0);
+    } else {
+        lock_apply_single(module, waiter->src, &waiter->hdr, waiter->data);
+    }
+}
+
+int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module)
+{
+    lock_waiter_t *waiter;
+    int granted = 0;
+
+    if (0 == opal_list_get_size(&module->lock_queue)) {
+        return 0;
+    }
+    opal_mutex_lock(&module->lock_queue_lock);
+    /* waiters are in ticket order: the first one not served stops the scan */
+    while (
+        NULL != (waiter = (lock_waiter_t *) opal_list_get_first(&module->lock_queue)) &&
+        (opal_list_item_t *) waiter != opal_list_get_end(&module->lock_queue) &&
+        ompi_osc_newrma_lock_word_try_enter(module->my_lock, waiter->lock_type, waiter->ticket)) {
+        opal_list_remove_first(&module->lock_queue);
+        opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, -1);
+        module->lock_data_used -= waiter->data_len;
+        lock_grant(module, waiter);
+        OBJ_RELEASE(waiter);
+        granted++;
+    }
+    opal_mutex_unlock(&module->lock_queue_lock);
+    return granted;
+}
+
+/* Draw a ticket for the request; queue it unless it is served at once
+ * (lock_queue_lock held). */
+static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt,
+                                   bool *granted_p)
+{
+    int lock_type = pkt_lock_type(&pkt->hdr);
+    lock_waiter_t *waiter = OBJ_NEW(lock_waiter_t);
+
+    *granted_p = false;
+    if (NULL == waiter) {
+        /* no ticket drawn: the request is refused, not half taken */
+        opal_output(0, "osc/newrma: out of memory queueing a lock request of rank %d",
+                    pkt->hdr.src);
+        return NULL;
+    }
+    waiter->ticket = ompi_osc_newrma_lock_word_ticket(module->my_lock);
+    /* earlier queued tickets go first (FIFO) */
+    if (0 == opal_list_get_size(&module->lock_queue) &&
+        ompi_osc_newrma_lock_word_try_enter(module->my_lock, lock_type, waiter->ticket)) {
+        OBJ_RELEASE(waiter);
+        *granted_p = true;
+        return NULL;
+    }
+    waiter->src = pkt->hdr.src;
+    waiter->lock_type = lock_type;
+    waiter->hdr = pkt->hdr;
+    opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, 1);
+    opal_list_append(&module->lock_queue, &waiter->super);
+    return waiter;
+}
+
+void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
+                                         ompi_osc_newrma_pkt_t *pkt)
+{
+    bool granted;
+
+    opal_mutex_lock(&module->lock_queue_lock);
+    (void) lock_enqueue(module, pkt, &granted);
+    if (granted) {
+        lock_reply(module, pkt->hdr.src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &pkt->hdr, NULL, 0);
+    }
+    opal_mutex_unlock(&module->lock_queue_lock);
+}
+
+void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_pkt_t *pkt)
+{
+    bool granted, is_put = !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET);
+    lock_waiter_t *waiter;
+
+    opal_mutex_lock(&module->lock_queue_lock);
+    waiter = lock_enqueue(module, pkt, &granted);
+    if (granted) {
+        lock_apply_single(module, pkt->hdr.src, &pkt->hdr, pkt->payload);
+    } else if (NULL != waiter) {
+        waiter->single = true;
+        /* keep the data while the window's buffered bytes stay bounded */
+        if (is_put && module->lock_data_used + pkt->payload_len <= module->config.lock_data_bytes &&
+            NULL != (waiter->data = malloc(pkt->payload_len > 0 ? pkt->payload_len : 1))) {
+            memcpy(waiter->data, pkt->payload, pkt->payload_len);
+            waiter->data_len = pkt->payload_len;
+            module->lock_data_used += pkt->payload_len;
+        } else if (is_put) {
+            waiter->discarded = true;
+            OSC_NEWRMA_VERBOSE(30, "single op of rank %d: %zu bytes discarded while queued",
+                               pkt->hdr.src, pkt->payload_len);
+        }
+    }
+    opal_mutex_unlock(&module->lock_queue_lock);
+}
+
+void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
+                                        int lock_type, uint64_t tag)
+{
+    ompi_osc_newrma_pkt_hdr_t req = {0};
+
+    req.tag = tag;
+    ompi_osc_newrma_lock_word_release(module->my_lock, lock_type);
+    lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK, 0, &req, NULL, 0);
+    (void) ompi_osc_newrma_lock_queue_progress(module);
+}
+
+void ompi_osc_newrma_lock_queue_fini(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first(&module->lock_queue))) {
+        OBJ_RELEASE(item);
+    }
+    module->lock_data_used = 0;
+}

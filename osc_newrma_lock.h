@@ -1,0 +1,91 @@
+/*
+ * osc/newrma: the target side of passive target synchronization.
+ *
+ * Every window process owns one lock word.  It is a FIFO-fair ticket
+ * reader-writer lock: a requester draws a ticket, and tickets are served in
+ * order, so a waiting exclusive request is never overtaken by later shared
+ * ones.  On a node with a shared segment the lock word lives in the segment
+ * and node-local origins take it with CPU atomics, without any message.
+ * Otherwise it lives in the module, and only its owner takes it directly.
+ *
+ * Origins that cannot reach the word send LOCK requests.  The owner's agent
+ * (the progress engine or the async progress thread) draws a ticket for them
+ * and keeps a waiter in the window's lock queue until the ticket is served;
+ * then it answers LOCK_GRANTED.  A single-operation epoch (LOCK + op +
+ * UNLOCK in one packet) that cannot be granted at once keeps its data in the
+ * waiter while the window's buffered bytes stay within lock_data_bytes;
+ * otherwise the data is discarded, and the grant tells the origin to send it
+ * again.  The queue holds at most one waiter per origin.
+ */
+#ifndef OMPI_OSC_NEWRMA_LOCK_H
+#define OMPI_OSC_NEWRMA_LOCK_H
+
+#include "ompi_config.h"
+
+#include <stdint.h>
+
+#include "opal/class/opal_list.h"
+
+#include "osc_newrma_types.h"
+
+struct ompi_osc_newrma_pkt_t;
+
+/** One process's lock word; a cache line of its own in the shared segment. */
+typedef struct {
+    /** next ticket to hand out */
+    volatile int32_t users;
+    /** shared requests up to this ticket may enter */
+    volatile int32_t read;
+    /** tickets before this one have released the lock */
+    volatile int32_t write;
+    /** tickets drawn by the owner's agent for remote origins, not yet served;
+     * an origin releasing directly then wakes the agent with a packet */
+    volatile int32_t agent_waiting;
+    char pad[48];
+} ompi_osc_newrma_lock_word_t;
+
+/** Draw a ticket. */
+int32_t ompi_osc_newrma_lock_word_ticket(ompi_osc_newrma_lock_word_t *word);
+
+/** True when @p ticket of a @p lock_type request is served (the lock is
+ * then held; call once per ticket until it returns true). */
+bool ompi_osc_newrma_lock_word_try_enter(ompi_osc_newrma_lock_word_t *word, int lock_type,
+                                         int32_t ticket);
+
+/** Release a held lock of @p lock_type. */
+void ompi_osc_newrma_lock_word_release(ompi_osc_newrma_lock_word_t *word, int lock_type);
+
+/** True when nobody holds or waits for the lock (window free). */
+bool ompi_osc_newrma_lock_word_idle(ompi_osc_newrma_lock_word_t *word);
+
+/**
+ * Origin side, direct: take @p rank's lock word (self or a node-local peer
+ * through the segment), making progress while waiting.  Window lock held.
+ */
+int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type);
+
+/** Origin side, direct: release @p rank's lock word and wake its agent if it
+ * has waiters.  Window lock held. */
+int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type);
+
+/* ---- the agent (packet handlers; no window lock needed) ---- */
+
+/** LOCK request from an origin. */
+void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
+                                         struct ompi_osc_newrma_pkt_t *pkt);
+
+/** LOCK + one operation + UNLOCK in one packet. */
+void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
+                                        struct ompi_osc_newrma_pkt_t *pkt);
+
+/** UNLOCK whose operations have all been applied: release, answer, grant. */
+void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
+                                        int lock_type, uint64_t tag);
+
+/** Grant every queued waiter whose ticket is served. @return grants made */
+int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module);
+
+/** Drop queued waiters (window destruction). */
+void ompi_osc_newrma_lock_queue_fini(ompi_osc_newrma_module_t *module);
+
+#endif /* OMPI_OSC_NEWRMA_LOCK_H */
