@@ -75,6 +75,9 @@ int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int ra
 {
     direct_wait_t wait = {module->peers[rank].lock, lock_type, 0};
 
+    /* requests that already arrived for my own word draw their tickets
+     * first: an application that only locks itself must not starve them */
+    (void) ompi_osc_newrma_agent_progress();
     wait.ticket = ompi_osc_newrma_lock_word_ticket(wait.word);
     if (ompi_osc_newrma_lock_word_try_enter(wait.word, lock_type, wait.ticket)) {
         return OMPI_SUCCESS;
@@ -238,6 +241,12 @@ static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_ne
     waiter->hdr = pkt->hdr;
     opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, 1);
     opal_list_append(&module->lock_queue, &waiter->super);
+    OSC_NEWRMA_VERBOSE(50,
+                       "rank %d window %u: %s lock of rank %d queued (ticket %d, read %d, "
+                       "write %d)",
+                       module->my_rank, module->cid,
+                       MPI_LOCK_EXCLUSIVE == lock_type ? "exclusive" : "shared", waiter->src,
+                       waiter->ticket, module->my_lock->read, module->my_lock->write);
     return waiter;
 }
 

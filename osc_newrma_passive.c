@@ -307,8 +307,9 @@ static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
     switch (target->lock_state) {
         case OMPI_OSC_NEWRMA_LOCK_CALLED:
             if (opal_list_is_empty(&target->ops)) {
-                /* empty epoch: no lock was ever requested, nothing to send */
-                target->unlock_sent = true;
+                /* empty so far: no lock was ever requested, nothing to send
+                 * (and an UNLOCK closes an empty epoch without a message) */
+                target->unlock_sent = OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag;
                 return OMPI_SUCCESS;
             }
             op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);

@@ -43,6 +43,28 @@ void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *pa
     opal_mutex_unlock(&component.inbox_lock);
 }
 
+const char *ompi_osc_newrma_pkt_name(int type)
+{
+    static const char *const names[] = {
+        [OMPI_OSC_NEWRMA_PKT_REGION_QUERY] = "REGION_QUERY",
+        [OMPI_OSC_NEWRMA_PKT_REGION_REPLY] = "REGION_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_PUT] = "PUT",
+        [OMPI_OSC_NEWRMA_PKT_RMA_DONE] = "RMA_DONE",
+        [OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK] = "RMA_DONE_ACK",
+        [OMPI_OSC_NEWRMA_PKT_LOCK] = "LOCK",
+        [OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED] = "LOCK_GRANTED",
+        [OMPI_OSC_NEWRMA_PKT_UNLOCK] = "UNLOCK",
+        [OMPI_OSC_NEWRMA_PKT_SINGLE] = "SINGLE",
+        [OMPI_OSC_NEWRMA_PKT_SINGLE_ACK] = "SINGLE_ACK",
+        [OMPI_OSC_NEWRMA_PKT_WAKE] = "WAKE",
+    };
+
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_WAKE) {
+        return "UNKNOWN";
+    }
+    return names[type];
+}
+
 int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
                              size_t payload_len)
@@ -55,6 +77,9 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
     }
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
+                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
+                       payload_len);
     return ompi_osc_newrma_ucx_am_send(ep, hdr, sizeof(*hdr), payload, payload_len);
 }
 
@@ -433,6 +458,8 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     /* passive target counts the acknowledgement on the target element */
     hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
     opal_atomic_add_fetch_32(counter, 1);
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet RMA_DONE to rank %d (%u PUT packets)",
+                       module->my_rank, module->cid, target->rank, hdr.count);
     ret = ompi_osc_newrma_ucx_am_send(ep, &hdr, sizeof(hdr), NULL, 0);
     if (OMPI_SUCCESS != ret) {
         opal_atomic_add_fetch_32(counter, -1);

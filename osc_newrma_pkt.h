@@ -107,6 +107,9 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                  ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
 
+/** Printable name of a packet type (verbose output). */
+const char *ompi_osc_newrma_pkt_name(int type);
+
 /** Send @p hdr (type set by the caller; cid and src filled in) and an
  * optional payload to window rank @p dest. */
 int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,

@@ -535,7 +535,7 @@ static int agent_lock_queues(void)
 /* Worker, inbox and lock queues, by one thread at a time: the opal_progress
  * callback and the async progress thread share it.  @return events, or -1
  * when another thread is at it. */
-static int agent_progress(void)
+int ompi_osc_newrma_agent_progress(void)
 {
     int32_t idle = 0;
     int count;
@@ -553,7 +553,7 @@ static int agent_progress(void)
 
 int ompi_osc_newrma_progress_cb(void)
 {
-    int count = agent_progress();
+    int count = ompi_osc_newrma_agent_progress();
 
     /* operation elements belong to the MPI threads (request completion) */
     return (count > 0 ? count : 0) + ompi_osc_newrma_make_rma_progress_global();
@@ -576,7 +576,7 @@ static void *progress_thread_main(void *arg)
     int efd = *(int *) arg, count;
 
     while (!component.progress_thread_stop) {
-        count = agent_progress();
+        count = ompi_osc_newrma_agent_progress();
         if (count > 0) {
             continue;
         }

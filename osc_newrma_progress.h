@@ -69,6 +69,10 @@ void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
 /** True when the operation table holds no target element. */
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
+/** The agent's progress: UCX worker, packet inbox, lock queues; skipped
+ * (returns -1) while another thread runs it.  No window lock needed. */
+int ompi_osc_newrma_agent_progress(void);
+
 /** The opal_progress callback: UCX worker, inbox, MAKE_RMA_PROGRESS_GLOBAL. */
 int ompi_osc_newrma_progress_cb(void);
 

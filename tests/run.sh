@@ -34,6 +34,8 @@ variant_args() {
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
 --mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
 --mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
+        async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
+        asynctcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1 -x UCX_TLS=tcp,self" ;;
         *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;
     esac
 }
@@ -64,7 +66,7 @@ run_one() { # name np limit variant command...
     elif [ "$np" = 0 ]; then
         timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$1" = "@random" ]; then
-        run_random "$np" "$limit" "$variant" "$log" "$2" "$3"; rc=$?
+        run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}"; rc=$?
     else
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
             "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
@@ -74,17 +76,17 @@ run_one() { # name np limit variant command...
     record $rc "$label" "$log"
 }
 
-run_random() { # np limit variant log flavor epochs
-    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 ref=pt2pt rc
+run_random() { # np limit variant log flavor epochs sync
+    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 ref=pt2pt rc
     [ "$flavor" = shared ] && ref=sm   # osc/pt2pt has no shared windows
-    local out="$bindir/random/$flavor.$np.$variant"; mkdir -p "$bindir/random"
+    local out="$bindir/random/$flavor.$sync.$np.$variant"; mkdir -p "$bindir/random"
     rm -f "$out".*
     {
-        echo "seed $seed, reference osc/$ref"
+        echo "seed $seed, $sync epochs, reference osc/$ref"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
-            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" < /dev/null || exit 1
+            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" < /dev/null || exit 1
         timeout -k 5 "$limit" $(mpirun_cmd "$np" $ref) \
-            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.ref" < /dev/null || exit 1
+            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.ref" "$sync" < /dev/null || exit 1
         for r in $(seq 0 $((np - 1))); do
             cmp "$out.newrma.$r" "$out.ref.$r" || { echo "rank $r differs from osc/$ref"; exit 1; }
         done

@@ -1,5 +1,5 @@
 /*
- * Seeded randomized tester: FENCE epochs of random, non-conflicting PUT/GET
+ * Seeded randomized tester: epochs of random, non-conflicting PUT/GET
  * programs (contiguous and strided datatypes on either side, random targets
  * including self, random FENCE asserts).  Every rank derives the whole
  * program from the seed, so conflicts are avoided globally.  Each rank
@@ -7,7 +7,13 @@
  * <prefix>.<rank>; the runner runs the same seed under osc/newrma and
  * osc/pt2pt and compares the files byte for byte.
  *
- * usage: random_fence SEED EPOCHS FLAVOR PREFIX
+ * SYNC picks the epochs: fence (random FENCE asserts), lock (each origin
+ * locks every target it accesses, shared when several, exclusive when one,
+ * MPI_MODE_NOCHECK at random, flushes at random points) or lockall
+ * (LOCK_ALL with or without NOCHECK, random flush / flush_local / flush_all
+ * / flush_local_all).
+ *
+ * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall]
  */
 #include "mtest.h"
 
@@ -72,6 +78,66 @@ static int claim(unsigned char *map, const rop_t *op)
     return 1;
 }
 
+enum { SYNC_FENCE, SYNC_LOCK, SYNC_LOCKALL };
+
+/* Open a passive epoch on the targets my ops touch (targets ascending). */
+static void passive_open(int sync, MPI_Win win, const rop_t *ops, int nops, int me, int nprocs,
+                         char *locked)
+{
+    int ntargets = 0, nocheck = (rng() % 4 == 0) ? MPI_MODE_NOCHECK : 0;
+
+    if (SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_lock_all(nocheck, win));
+        return;
+    }
+    memset(locked, 0, (size_t) nprocs);
+    for (int i = 0; i < nops; ++i) {
+        if (ops[i].origin == me && !locked[ops[i].target]) {
+            locked[ops[i].target] = 1;
+            ntargets++;
+        }
+    }
+    for (int t = 0; t < nprocs; ++t) {
+        if (locked[t]) {
+            MPI_CHECK(MPI_Win_lock(1 == ntargets ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, nocheck,
+                                   win));
+        }
+    }
+}
+
+static void passive_flush(int sync, MPI_Win win, int target)
+{
+    switch (rng() % (SYNC_LOCKALL == sync ? 8 : 6)) {
+        case 0:
+            MPI_CHECK(MPI_Win_flush(target, win));
+            break;
+        case 1:
+            MPI_CHECK(MPI_Win_flush_local(target, win));
+            break;
+        case 2:
+            MPI_CHECK(MPI_Win_flush_all(win));
+            break;
+        case 3:
+            MPI_CHECK(MPI_Win_flush_local_all(win));
+            break;
+        default:
+            break;
+    }
+}
+
+static void passive_close(int sync, MPI_Win win, int nprocs, const char *locked)
+{
+    if (SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_unlock_all(win));
+        return;
+    }
+    for (int t = 0; t < nprocs; ++t) {
+        if (locked[t]) {
+            MPI_CHECK(MPI_Win_unlock(t, win));
+        }
+    }
+}
+
 static int gen_op(int nprocs, unsigned char *maps, rop_t *op)
 {
     op->origin = (int) (rng() % nprocs);
@@ -109,6 +175,13 @@ int main(int argc, char **argv)
     }
     seed = strtoul(argv[1], NULL, 0);
     epochs = atoi(argv[2]);
+    int sync = SYNC_FENCE;
+    if (argc > 5) {
+        sync = 0 == strcmp(argv[5], "lock")      ? SYNC_LOCK
+               : 0 == strcmp(argv[5], "lockall") ? SYNC_LOCKALL
+                                                 : SYNC_FENCE;
+    }
+    char *locked = malloc((size_t) nprocs);
     snprintf(path, sizeof(path), "%s.%d", argv[4], me);
     out = fopen(path, "wb");
     if (NULL == out) {
@@ -131,7 +204,12 @@ int main(int argc, char **argv)
             nops += gen_op(nprocs, maps, &ops[nops]);
         }
         int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
-        MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+        if (SYNC_FENCE == sync) {
+            MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+        } else {
+            MPI_Barrier(MPI_COMM_WORLD); /* every window is filled */
+            passive_open(sync, w.win, ops, nops, me, nprocs, locked);
+        }
         for (int i = 0; i < nops; ++i) {
             rop_t *op = &ops[i];
             int ocount, tcount;
@@ -154,9 +232,17 @@ int main(int argc, char **argv)
                 MPI_Type_free(&odt);
             if (MPI_INT != tdt)
                 MPI_Type_free(&tdt);
+            if (SYNC_FENCE != sync) {
+                passive_flush(sync, w.win, op->target);
+            }
         }
         closed = (int) (rng() % 3 == 0);
-        MPI_CHECK(MPI_Win_fence(closed ? MPI_MODE_NOSUCCEED : 0, w.win));
+        if (SYNC_FENCE == sync) {
+            MPI_CHECK(MPI_Win_fence(closed ? MPI_MODE_NOSUCCEED : 0, w.win));
+        } else {
+            passive_close(sync, w.win, nprocs, locked);
+            MPI_Barrier(MPI_COMM_WORLD); /* every origin is done with my window */
+        }
         fwrite(w.base, 1, WIN_BYTES, out);
         for (int i = 0; i < nops; ++i) {
             if (NULL != bufs[i]) {
@@ -175,6 +261,7 @@ int main(int argc, char **argv)
     fclose(out);
     mtest_win_free(&w);
     free(maps);
+    free(locked);
     free(ops);
     free(bufs);
     return mtest_finalize();

@@ -1,0 +1,66 @@
+/*
+ * MPI_THREAD_MULTIPLE: several threads of each rank issue PUT, GET and
+ * FLUSH concurrently on one window inside one LOCK_ALL epoch (the design's
+ * "RMA + Threads" interleavings), each on its own slice of every target.
+ *
+ * usage: lock_threads FLAVOR [THREADS]
+ */
+#include <pthread.h>
+
+#include "mtest.h"
+
+#define SLICE  4096
+#define ROUNDS 50
+
+static mtest_win_t w;
+static int me, nprocs, nthreads;
+static int thread_errors[64];
+
+static void *worker(void *arg)
+{
+    int id = (int) (intptr_t) arg;
+    unsigned char out[SLICE], in[SLICE];
+
+    for (int r = 0; r < ROUNDS; ++r) {
+        int t = (me + id + r) % nprocs;
+        MPI_Aint disp = w.disp0[t] + (MPI_Aint) ((me * nthreads + id) * SLICE);
+        uint32_t seed = (uint32_t) (r * 1000 + me * 64 + id);
+
+        mtest_fill(out, SLICE, seed);
+        MPI_CHECK(MPI_Put(out, SLICE, MPI_BYTE, t, disp, SLICE, MPI_BYTE, w.win));
+        MPI_CHECK(MPI_Win_flush(t, w.win));
+        MPI_CHECK(MPI_Get(in, SLICE, MPI_BYTE, t, disp, SLICE, MPI_BYTE, w.win));
+        MPI_CHECK(MPI_Win_flush_local(t, w.win));
+        if (0 != memcmp(in, out, SLICE)) {
+            thread_errors[id]++;
+        }
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t threads[64];
+    int provided;
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    mtest_rank = me;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MTEST_CHECK(MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    nthreads = argc > 2 ? atoi(argv[2]) : 4;
+    mtest_win_create(&w, argc > 1 ? argv[1] : "allocate",
+                     (size_t) SLICE * (size_t) (nthreads * nprocs), MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Win_lock_all(0, w.win));
+    for (int i = 0; i < nthreads; ++i) {
+        pthread_create(&threads[i], NULL, worker, (void *) (intptr_t) i);
+    }
+    for (int i = 0; i < nthreads; ++i) {
+        pthread_join(threads[i], NULL);
+        MTEST_CHECK(0 == thread_errors[i], "thread %d read back wrong data %d times", i,
+                    thread_errors[i]);
+    }
+    MPI_CHECK(MPI_Win_unlock_all(w.win));
+    mtest_win_free(&w);
+    return mtest_finalize();
+}
