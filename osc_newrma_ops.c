@@ -494,19 +494,54 @@ static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a, bool *queu
     return ret;
 }
 
+static rma_args_t rma_args(ompi_osc_newrma_op_kind_t kind, const void *origin_addr,
+                           int origin_count, struct ompi_datatype_t *origin_dt, int target,
+                           ptrdiff_t target_disp, int target_count,
+                           struct ompi_datatype_t *target_dt)
+{
+    rma_args_t a = {.kind = kind,
+                    .origin_addr = (void *) origin_addr,
+                    .origin_count = origin_count,
+                    .origin_dt = origin_dt,
+                    .target = target,
+                    .target_disp = target_disp,
+                    .target_count = target_count,
+                    .target_dt = target_dt,
+                    .request = NULL};
+    return a;
+}
+
+/* MPI_Rput / MPI_Rget: the request completes with its op element, or at
+ * once when the access was served with loads and stores. */
+static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_request_t **request)
+{
+    bool queued;
+    int ret;
+
+    a.request = ompi_osc_newrma_request_alloc(win);
+    if (NULL == a.request) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = rma_op_locked(win, &a, &queued);
+    if (OMPI_SUCCESS != ret) {
+        if (!queued) {
+            ompi_osc_newrma_request_discard(a.request);
+        }
+        return ret;
+    }
+    if (!queued) {
+        ompi_osc_newrma_request_complete(a.request, OMPI_SUCCESS);
+    }
+    *request = a.request;
+    return OMPI_SUCCESS;
+}
+
 int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                         int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = {OMPI_OSC_NEWRMA_OP_PUT,
-                    (void *) origin_addr,
-                    origin_count,
-                    origin_dt,
-                    target,
-                    target_disp,
-                    target_count,
-                    target_dt,
-                    NULL};
+    rma_args_t a = rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target,
+                            target_disp, target_count, target_dt);
     bool queued;
 
     return rma_op_locked(win, &a, &queued);
@@ -516,37 +551,33 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                         int target, ptrdiff_t target_disp, int target_count,
                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = {
-        OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
-        target_count,           target_dt,   NULL};
+    rma_args_t a = rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
+                            target_disp, target_count, target_dt);
     bool queued;
 
     return rma_op_locked(win, &a, &queued);
 }
 
-/* MPI_Rput / MPI_Rget: the request completes with its op element, or at
- * once when the access was served with loads and stores. */
-static int rma_request_op(struct ompi_win_t *win, rma_args_t *a, struct ompi_request_t **request)
+int ompi_osc_newrma_rput(const void *origin_addr, int origin_count,
+                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                         int target_count, struct ompi_datatype_t *target_dt,
+                         struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    bool queued;
-    int ret;
+    return rma_request_op(win,
+                          rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt,
+                                   target, target_disp, target_count, target_dt),
+                          request);
+}
 
-    a->request = ompi_osc_newrma_request_alloc(win);
-    if (NULL == a->request) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    ret = rma_op_locked(win, a, &queued);
-    if (OMPI_SUCCESS != ret) {
-        if (!queued) {
-            ompi_osc_newrma_request_discard(a->request);
-        }
-        return ret;
-    }
-    if (!queued) {
-        ompi_osc_newrma_request_complete(a->request, OMPI_SUCCESS);
-    }
-    *request = a->request;
-    return OMPI_SUCCESS;
+int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                         int target, ptrdiff_t target_disp, int target_count,
+                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win,
+                         struct ompi_request_t **request)
+{
+    return rma_request_op(win,
+                          rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt,
+                                   target, target_disp, target_count, target_dt),
+                          request);
 }
 
 /* ---- accumulate family: the accumulate work item ---- */
@@ -590,36 +621,6 @@ int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
         (void) result_count, (void) result_dt, (void) target_rank, (void) target_disp,
         (void) target_count, (void) target_dt, (void) op, (void) win;
     return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_rput(const void *origin_addr, int origin_count,
-                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
-                         int target_count, struct ompi_datatype_t *target_dt,
-                         struct ompi_win_t *win, struct ompi_request_t **request)
-{
-    rma_args_t a = {OMPI_OSC_NEWRMA_OP_PUT,
-                    (void *) origin_addr,
-                    origin_count,
-                    origin_dt,
-                    target,
-                    target_disp,
-                    target_count,
-                    target_dt,
-                    NULL};
-
-    return rma_request_op(win, &a, request);
-}
-
-int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
-                         int target, ptrdiff_t target_disp, int target_count,
-                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win,
-                         struct ompi_request_t **request)
-{
-    rma_args_t a = {
-        OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
-        target_count,           target_dt,   NULL};
-
-    return rma_request_op(win, &a, request);
 }
 
 int ompi_osc_newrma_raccumulate(const void *origin_addr, int origin_count,

@@ -666,46 +666,35 @@ static int flush_all_locked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sy
     return passive_complete_all(module, flag);
 }
 
-int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
+/* The four flush calls: take the window lock, flush one target (rank >= 0)
+ * or all of them. */
+static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
     opal_mutex_lock(&module->lock);
-    ret = flush_locked(module, target, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+    ret = rank >= 0 ? flush_locked(module, rank, flag) : flush_all_locked(module, flag);
     opal_mutex_unlock(&module->lock);
     return ret;
+}
+
+int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
+{
+    return flush_call(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH);
 }
 
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret;
-
-    opal_mutex_lock(&module->lock);
-    ret = flush_locked(module, target, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
-    opal_mutex_unlock(&module->lock);
-    return ret;
+    return flush_call(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
 }
 
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret;
-
-    opal_mutex_lock(&module->lock);
-    ret = flush_all_locked(module, OMPI_OSC_NEWRMA_SYNC_FLUSH);
-    opal_mutex_unlock(&module->lock);
-    return ret;
+    return flush_call(win, -1, OMPI_OSC_NEWRMA_SYNC_FLUSH);
 }
 
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret;
-
-    opal_mutex_lock(&module->lock);
-    ret = flush_all_locked(module, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
-    opal_mutex_unlock(&module->lock);
-    return ret;
+    return flush_call(win, -1, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
 }
