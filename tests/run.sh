@@ -78,10 +78,13 @@ run_one() { # name np limit variant command...
 
 run_random() { # np limit variant log flavor epochs sync
     local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 ref=pt2pt rc
-    [ "$flavor" = shared ] && ref=sm   # osc/pt2pt has no shared windows
+    # osc/pt2pt 4.1.4 hangs in some passive epochs of this tester: compare
+    # passive epochs with osc/rdma instead; neither has shared windows
+    [ "$sync" != fence ] && ref=rdma
+    [ "$flavor" = shared ] && ref=sm
     local out="$bindir/random/$flavor.$sync.$np.$variant"; mkdir -p "$bindir/random"
     rm -f "$out".*
-    {
+    (
         echo "seed $seed, $sync epochs, reference osc/$ref"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
             "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" < /dev/null || exit 1
@@ -90,7 +93,7 @@ run_random() { # np limit variant log flavor epochs sync
         for r in $(seq 0 $((np - 1))); do
             cmp "$out.newrma.$r" "$out.ref.$r" || { echo "rank $r differs from osc/$ref"; exit 1; }
         done
-    } > "$log" 2>&1; rc=$?
+    ) > "$log" 2>&1; rc=$?
     # the reference run printed " No Errors" as well; keep it for the check
     return $rc
 }
