@@ -95,6 +95,9 @@ struct ompi_osc_newrma_component_t {
      * of the opal_progress callback, shared with the async thread) */
     ompi_osc_newrma_atomic_t progress_busy;
     bool progress_registered;
+    /** lock requests queued by the agent in any window (lets the progress
+     * callback skip the lock queues when there are none) */
+    ompi_osc_newrma_atomic_t lock_waiters;
     /** async progress thread (osc_newrma_async_progress) */
     pthread_t progress_thread;
     int progress_thread_efd;

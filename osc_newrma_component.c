@@ -165,6 +165,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     component.pools_ready = false;
     component.progress_registered = false;
     component.progress_busy = 0;
+    component.lock_waiters = 0;
     component.progress_thread_running = false;
     component.ucp_context = NULL;
     component.ucp_worker = NULL;

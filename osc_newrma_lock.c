@@ -198,12 +198,15 @@ int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module)
     }
     opal_mutex_lock(&module->lock_queue_lock);
     /* waiters are in ticket order: the first one not served stops the scan */
-    while (
-        NULL != (waiter = (lock_waiter_t *) opal_list_get_first(&module->lock_queue)) &&
-        (opal_list_item_t *) waiter != opal_list_get_end(&module->lock_queue) &&
-        ompi_osc_newrma_lock_word_try_enter(module->my_lock, waiter->lock_type, waiter->ticket)) {
+    while (!opal_list_is_empty(&module->lock_queue)) {
+        waiter = (lock_waiter_t *) opal_list_get_first(&module->lock_queue);
+        if (!ompi_osc_newrma_lock_word_try_enter(module->my_lock, waiter->lock_type,
+                                                 waiter->ticket)) {
+            break;
+        }
         opal_list_remove_first(&module->lock_queue);
         opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, -1);
+        opal_atomic_add_fetch_32(&mca_osc_newrma_component.lock_waiters, -1);
         module->lock_data_used -= waiter->data_len;
         lock_grant(module, waiter);
         OBJ_RELEASE(waiter);
@@ -240,6 +243,7 @@ static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_ne
     waiter->lock_type = lock_type;
     waiter->hdr = pkt->hdr;
     opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, 1);
+    opal_atomic_add_fetch_32(&mca_osc_newrma_component.lock_waiters, 1);
     opal_list_append(&module->lock_queue, &waiter->super);
     OSC_NEWRMA_VERBOSE(50,
                        "rank %d window %u: %s lock of rank %d queued (ticket %d, read %d, "
@@ -306,6 +310,7 @@ void ompi_osc_newrma_lock_queue_fini(ompi_osc_newrma_module_t *module)
     opal_list_item_t *item;
 
     while (NULL != (item = opal_list_remove_first(&module->lock_queue))) {
+        opal_atomic_add_fetch_32(&mca_osc_newrma_component.lock_waiters, -1);
         OBJ_RELEASE(item);
     }
     module->lock_data_used = 0;

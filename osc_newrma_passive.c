@@ -378,27 +378,39 @@ static void passive_forget_peer(ompi_osc_newrma_module_t *module, int rank)
     peer->lock_granted = false;
 }
 
-/* Every element back to the lazy state (or released at UNLOCK). */
+static void passive_finish_target(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_sync_flag_t flag)
+{
+    if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
+        /* its UNLOCK (or single op) released the lock */
+        passive_forget_peer(module, target->rank);
+        ompi_osc_newrma_target_release(module, target);
+    } else if (target->sync_flag <= flag) {
+        /* lazy release: keep the element and its lock state */
+        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_NONE;
+    }
+}
+
+/* Every element (rank < 0) or @p rank's back to the lazy state, or
+ * released at UNLOCK. */
 static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
                            ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_target_t *target, *next;
     int slot;
 
+    if (rank >= 0) {
+        target = ompi_osc_newrma_optable_lookup(&module->table, rank);
+        if (NULL != target) {
+            passive_finish_target(module, target, flag);
+        }
+        return;
+    }
     for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
          target = next) {
         next = ompi_osc_newrma_optable_next(&module->table, target, &slot);
-        if (rank >= 0 && target->rank != rank) {
-            continue;
-        }
-        if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
-            /* its UNLOCK (or single op) released the lock */
-            passive_forget_peer(module, target->rank);
-            ompi_osc_newrma_target_release(module, target);
-        } else if (target->sync_flag <= flag) {
-            /* lazy release: keep the element and its lock state */
-            target->sync_flag = OMPI_OSC_NEWRMA_SYNC_NONE;
-        }
+        passive_finish_target(module, target, flag);
     }
 }
 

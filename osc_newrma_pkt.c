@@ -65,22 +65,47 @@ const char *ompi_osc_newrma_pkt_name(int type)
     return names[type];
 }
 
-int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
-                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
-                             size_t payload_len)
+/* Every packet leaves through here: header stamped with window and sender. */
+static int pkt_send_ep(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                       ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len)
 {
-    ucp_ep_h ep;
-    int ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), &ep);
-
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
                        payload_len);
     return ompi_osc_newrma_ucx_am_send(ep, hdr, sizeof(*hdr), payload, payload_len);
+}
+
+/* A packet whose answer decrements *@p counter: counted before it can be
+ * answered, uncounted if it could not be sent. */
+static int pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                            ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len,
+                            ompi_osc_newrma_atomic_t *counter)
+{
+    int ret;
+
+    opal_atomic_add_fetch_32(counter, 1);
+    ret = pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(counter, -1);
+    }
+    return ret;
+}
+
+static int pkt_ep(ompi_osc_newrma_module_t *module, int dest, ucp_ep_h *ep_p)
+{
+    return ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), ep_p);
+}
+
+int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
+                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                             size_t payload_len)
+{
+    ucp_ep_h ep;
+    int ret = pkt_ep(module, dest, &ep);
+
+    return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
 }
 
 /* Target side: find the attached region holding the queried range. */
@@ -391,8 +416,6 @@ int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int targe
 
     query->done = false;
     hdr.type = OMPI_OSC_NEWRMA_PKT_REGION_QUERY;
-    hdr.cid = module->cid;
-    hdr.src = module->my_rank;
     hdr.addr = addr;
     hdr.len = len;
     hdr.tag = (uint64_t) (uintptr_t) query;
@@ -452,21 +475,14 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     int ret;
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE;
-    hdr.cid = module->cid;
-    hdr.src = module->my_rank;
     hdr.count = target->am_sent;
     /* passive target counts the acknowledgement on the target element */
     hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
-    opal_atomic_add_fetch_32(counter, 1);
-    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet RMA_DONE to rank %d (%u PUT packets)",
-                       module->my_rank, module->cid, target->rank, hdr.count);
-    ret = ompi_osc_newrma_ucx_am_send(ep, &hdr, sizeof(hdr), NULL, 0);
-    if (OMPI_SUCCESS != ret) {
-        opal_atomic_add_fetch_32(counter, -1);
-        return ret;
+    ret = pkt_send_counted(module, ep, target->rank, &hdr, NULL, 0, counter);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent = 0;
     }
-    target->am_sent = 0;
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 /* ---- passive target requests at the origin ---- */
@@ -491,22 +507,21 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     ompi_osc_newrma_atomic_t *counter =
         NULL != target ? &target->ack_counter : &module->ack_counter;
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    ucp_ep_h ep;
     int ret;
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_UNLOCK;
     hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
     hdr.tag = (uint64_t) (uintptr_t) target;
     hdr.count = NULL != target ? target->am_sent : 0;
-    opal_atomic_add_fetch_32(counter, 1);
-    ret = ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
-    if (OMPI_SUCCESS != ret) {
-        opal_atomic_add_fetch_32(counter, -1);
-        return ret;
+    ret = pkt_ep(module, rank, &ep);
+    if (OMPI_SUCCESS == ret) {
+        ret = pkt_send_counted(module, ep, rank, &hdr, NULL, 0, counter);
     }
-    if (NULL != target) {
+    if (OMPI_SUCCESS == ret && NULL != target) {
         target->am_sent = 0;
     }
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -526,13 +541,11 @@ int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     op->issued = true;
     op->outstanding = 1;
-    opal_atomic_add_fetch_32(&target->ack_counter, 1);
     OSC_NEWRMA_VERBOSE(30, "single op: LOCK + %s of %zu bytes + UNLOCK to rank %d in one packet",
                        get ? "GET" : "PUT", op->bytes, target->rank);
-    ret = ompi_osc_newrma_pkt_send(module, target->rank, &hdr, get ? NULL : op->origin_addr,
-                                   get ? 0 : op->bytes);
+    ret = pkt_send_counted(module, op->ep, target->rank, &hdr, get ? NULL : op->origin_addr,
+                           get ? 0 : op->bytes, &target->ack_counter);
     if (OMPI_SUCCESS != ret) {
-        opal_atomic_add_fetch_32(&target->ack_counter, -1);
         op->outstanding = 0;
         op->issued = false;
     }

@@ -42,7 +42,6 @@ static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
         case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
         case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
-            ompi_osc_newrma_passive_update(module, target);
             return OMPI_OSC_NEWRMA_LOCK_GRANTED == target->lock_state &&
                    target_past_threshold(module, target);
         default:
@@ -77,6 +76,8 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_op_t *op;
     int issued = 0, ret;
 
+    /* a LOCK_GRANTED that arrived moves LOCK_ISSUED to LOCK_GRANTED */
+    ompi_osc_newrma_passive_update(module, target);
     if (!target_may_issue(module, target)) {
         return 0;
     }
@@ -521,6 +522,10 @@ static int agent_lock_queues(void)
     void *node = NULL;
     int total = 0, rc;
 
+    /* the common case, on every opal_progress: nobody waits for a lock */
+    if (0 == component.lock_waiters) {
+        return 0;
+    }
     opal_mutex_lock(&component.windows_lock);
     rc = opal_hash_table_get_first_key_uint32(&component.modules, &key, (void **) &module, &node);
     while (OPAL_SUCCESS == rc) {
