@@ -47,6 +47,9 @@ typedef struct {
     int active_req_threshold;
     bool shm;
     bool alloc_shared_noncontig;
+    /** accumulate_ordering is not "none": accumulates from one origin to
+     * one location take effect in program order */
+    bool acc_ordered;
 } ompi_osc_newrma_config_t;
 
 struct ompi_osc_newrma_component_t {
@@ -132,6 +135,8 @@ struct ompi_osc_newrma_peer_t {
     bool lock_nocheck;
     /** the lock was granted (a reclaimed element comes back LOCK_GRANTED) */
     bool lock_granted;
+    /** MPI_Win_lock call order: remote locks are requested in this order */
+    int lock_seq;
 };
 
 /** A memory region attached to a dynamic window (local or cached remote). */
@@ -210,6 +215,10 @@ struct ompi_osc_newrma_module_t {
     /* ---- passive target, origin side ---- */
     /** targets locked in PER_TARGET */
     int lock_count;
+    /** MPI_Win_lock calls so far (peer lock_seq) */
+    int lock_seq;
+    /** LOCK requests of lock epochs awaiting LOCK_GRANTED (at most one) */
+    int lock_requests;
     /** LOCK_ALL with MPI_MODE_NOCHECK */
     bool lock_all_nocheck;
     /** window-protocol LOCK requests not granted yet */

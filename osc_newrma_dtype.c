@@ -114,3 +114,86 @@ int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count,
     OBJ_DESTRUCT(&conv);
     return ret;
 }
+
+/* A convertor over @p count elements of @p dt at @p buf, positioned at
+ * stream byte @p offset. */
+static int dtype_convertor_at(opal_convertor_t *conv, bool send, struct ompi_datatype_t *dt,
+                              int count, const void *buf, size_t offset)
+{
+    size_t position = offset;
+    int ret;
+
+    OBJ_CONSTRUCT(conv, opal_convertor_t);
+    ret = send ? opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super,
+                                                          count, buf, 0, conv)
+               : opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super,
+                                                          count, buf, 0, conv);
+    if (OPAL_SUCCESS == ret && 0 != offset) {
+        ret = opal_convertor_set_position(conv, &position);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                                  size_t offset, size_t len)
+{
+    struct iovec iov = {.iov_base = dst, .iov_len = len};
+    uint32_t iov_count = 1;
+    size_t max_data = len;
+    opal_convertor_t conv;
+    int ret = dtype_convertor_at(&conv, true, dt, count, src, offset);
+
+    if (OPAL_SUCCESS == ret && opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0) {
+        ret = OMPI_ERROR;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != len) ? OMPI_ERROR : ret;
+}
+
+int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
+                                    const void *src, size_t len)
+{
+    struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
+    uint32_t iov_count = 1;
+    size_t max_data = len;
+    opal_convertor_t conv;
+    int ret = dtype_convertor_at(&conv, false, dt, count, dst, offset);
+
+    if (OPAL_SUCCESS == ret && opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0) {
+        ret = OMPI_ERROR;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != len) ? OMPI_ERROR : ret;
+}
+
+typedef struct {
+    size_t lo, hi;
+    ompi_osc_newrma_segment_fn_t fn;
+    void *ctx;
+} segment_range_t;
+
+/* Clip a segment to the range; stop the walk once past it. */
+static int segment_clip(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    segment_range_t *r = ctx;
+    size_t lo = offset > r->lo ? offset : r->lo;
+    size_t hi = offset + len < r->hi ? offset + len : r->hi;
+
+    if (offset >= r->hi) {
+        return OMPI_EXISTS;
+    }
+    if (lo >= hi) {
+        return OMPI_SUCCESS;
+    }
+    return r->fn(addr + (lo - offset), hi - lo, lo, r->ctx);
+}
+
+int ompi_osc_newrma_dtype_foreach_segment_range(struct ompi_datatype_t *dt, int count,
+                                                uint64_t base, size_t offset, size_t len,
+                                                ompi_osc_newrma_segment_fn_t fn, void *ctx)
+{
+    segment_range_t r = {offset, offset + len, fn, ctx};
+    int ret = ompi_osc_newrma_dtype_foreach_segment(dt, count, base, segment_clip, &r);
+
+    return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+}

@@ -40,6 +40,16 @@ int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_
 int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int count, const void *src,
                                  size_t bytes);
 
+/** Pack bytes [@p offset, @p offset + @p len) of the data stream of @p count
+ * elements of @p dt at @p src into @p dst. */
+int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                                  size_t offset, size_t len);
+
+/** Unpack @p len bytes at @p src into stream position @p offset of @p count
+ * elements of @p dt at @p dst. */
+int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
+                                    const void *src, size_t len);
+
 /**
  * Called for each contiguous segment: @p addr is the segment address
  * (relative to the base given to foreach), @p offset its position in the
@@ -54,5 +64,13 @@ typedef int (*ompi_osc_newrma_segment_fn_t)(uint64_t addr, size_t len, size_t of
  */
 int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count, uint64_t base,
                                           ompi_osc_newrma_segment_fn_t fn, void *ctx);
+
+/**
+ * As ompi_osc_newrma_dtype_foreach_segment, for the segments (clipped) that
+ * hold stream bytes [@p offset, @p offset + @p len) only.
+ */
+int ompi_osc_newrma_dtype_foreach_segment_range(struct ompi_datatype_t *dt, int count,
+                                                uint64_t base, size_t offset, size_t len,
+                                                ompi_osc_newrma_segment_fn_t fn, void *ctx);
 
 #endif /* OMPI_OSC_NEWRMA_DTYPE_H */

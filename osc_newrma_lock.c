@@ -8,6 +8,7 @@
 #include "opal/sys/atomic.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
@@ -160,12 +161,36 @@ static void lock_reply(ompi_osc_newrma_module_t *module, int32_t dest,
 
 /* A single op whose lock is held now: apply it, release, acknowledge.  The
  * acknowledgement of a GET is its response. */
+static void lock_apply_single_acc(ompi_osc_newrma_module_t *module, int32_t src,
+                                  const ompi_osc_newrma_pkt_hdr_t *hdr, const char *data)
+{
+    bool fetch = hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    char inline_result[OMPI_OSC_NEWRMA_ACC_INLINE];
+    char *result = hdr->len <= sizeof(inline_result) ? inline_result : malloc(hdr->len);
+    int ret = NULL == result ? OMPI_ERR_OUT_OF_RESOURCE
+                             : ompi_osc_newrma_acc_apply_single(module, hdr, data, result);
+
+    if (OMPI_SUCCESS != ret) {
+        opal_output(0, "osc/newrma: cannot apply a single accumulate of rank %d: %d", src, ret);
+    }
+    /* answered even when it failed, so the origin is not left waiting */
+    lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_SINGLE_ACK,
+               fetch && OMPI_SUCCESS == ret ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0, hdr,
+               fetch && OMPI_SUCCESS == ret ? result : NULL,
+               fetch && OMPI_SUCCESS == ret ? hdr->len : 0);
+    if (result != inline_result) {
+        free(result);
+    }
+}
+
 static void lock_apply_single(ompi_osc_newrma_module_t *module, int32_t src,
                               const ompi_osc_newrma_pkt_hdr_t *hdr, const char *data)
 {
     void *addr = (void *) (uintptr_t) hdr->addr;
 
-    if (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) {
+    if (ompi_osc_newrma_op_kind_is_acc(hdr->kind)) {
+        lock_apply_single_acc(module, src, hdr, data);
+    } else if (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) {
         lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_SINGLE_ACK, OMPI_OSC_NEWRMA_PKT_FLAG_GET, hdr,
                    addr, hdr->len);
     } else {
@@ -270,7 +295,8 @@ void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
                                         ompi_osc_newrma_pkt_t *pkt)
 {
-    bool granted, is_put = !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET);
+    /* PUT data and accumulate operands (GET and NO_OP carry none) */
+    bool granted, carries_data = pkt->payload_len > 0;
     lock_waiter_t *waiter;
 
     opal_mutex_lock(&module->lock_queue_lock);
@@ -280,12 +306,13 @@ void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
     } else if (NULL != waiter) {
         waiter->single = true;
         /* keep the data while the window's buffered bytes stay bounded */
-        if (is_put && module->lock_data_used + pkt->payload_len <= module->config.lock_data_bytes &&
+        if (carries_data &&
+            module->lock_data_used + pkt->payload_len <= module->config.lock_data_bytes &&
             NULL != (waiter->data = malloc(pkt->payload_len > 0 ? pkt->payload_len : 1))) {
             memcpy(waiter->data, pkt->payload, pkt->payload_len);
             waiter->data_len = pkt->payload_len;
             module->lock_data_used += pkt->payload_len;
-        } else if (is_put) {
+        } else if (carries_data) {
             waiter->discarded = true;
             OSC_NEWRMA_VERBOSE(30, "single op of rank %d: %zu bytes discarded while queued",
                                pkt->hdr.src, pkt->payload_len);

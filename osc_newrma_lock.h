@@ -41,7 +41,10 @@ typedef struct {
     /** tickets drawn by the owner's agent for remote origins, not yet served;
      * an origin releasing directly then wakes the agent with a packet */
     volatile int32_t agent_waiting;
-    char pad[48];
+    /** the accumulate lock: taken, by anyone applying accumulates to this
+     * process's memory, only for elements CPU atomics cannot update */
+    volatile int32_t acc_lock;
+    char pad[44];
 } ompi_osc_newrma_lock_word_t;
 
 /** Draw a ticket. */

@@ -108,6 +108,40 @@ static int config_bool(struct opal_info_t *info, const char *key, bool value, bo
     return OMPI_SUCCESS;
 }
 
+/* accumulate_ordering (MPI-3.1 11.7.2): "none" or a comma list of rar, raw,
+ * war, waw; newrma orders all four or none.  accumulate_ops: same_op_no_op
+ * (default) or same_op; element atomicity here does not depend on which ops
+ * meet at a location, so both take the same (cheapest) paths.  A bad value
+ * is reported and the default kept. */
+static void config_acc(struct opal_info_t *info, ompi_osc_newrma_config_t *c)
+{
+    char buf[OPAL_MAX_INFO_VAL + 1], *tok, *save = NULL;
+    bool valid = true;
+    int flag = 0;
+
+    c->acc_ordered = true;
+    if (NULL == info) {
+        return;
+    }
+    (void) opal_info_get((opal_info_t *) info, "accumulate_ordering", OPAL_MAX_INFO_VAL, buf,
+                         &flag);
+    if (flag && 0 == strcmp(buf, "none")) {
+        c->acc_ordered = false;
+    } else if (flag) {
+        for (tok = strtok_r(buf, ",", &save); NULL != tok; tok = strtok_r(NULL, ",", &save)) {
+            valid = valid && (0 == strcmp(tok, "rar") || 0 == strcmp(tok, "raw") ||
+                              0 == strcmp(tok, "war") || 0 == strcmp(tok, "waw"));
+        }
+        if (!valid) {
+            opal_output(0, "osc/newrma: bad value for info key accumulate_ordering; ordering kept");
+        }
+    }
+    (void) opal_info_get((opal_info_t *) info, "accumulate_ops", OPAL_MAX_INFO_VAL, buf, &flag);
+    if (flag && 0 != strcmp(buf, "same_op") && 0 != strcmp(buf, "same_op_no_op")) {
+        opal_output(0, "osc/newrma: bad value '%s' for info key accumulate_ops", buf);
+    }
+}
+
 static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *info)
 {
     ompi_osc_newrma_config_t *c = &module->config;
@@ -136,6 +170,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     c->single_op_threshold = (size_t) single_op;
     c->lock_data_bytes = (size_t) lock_bytes;
     c->active_req_threshold = (int) active;
+    config_acc(info, c);
     return OMPI_SUCCESS;
 }
 

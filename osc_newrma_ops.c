@@ -14,6 +14,7 @@
 #include "ompi/proc/proc.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_passive.h"
@@ -45,8 +46,17 @@ typedef struct {
     ptrdiff_t target_disp;
     int target_count;
     struct ompi_datatype_t *target_dt;
-    /** MPI_Rput / MPI_Rget, or NULL */
+    /** MPI_Rput / MPI_Rget / MPI_Raccumulate / MPI_Rget_accumulate, or NULL */
     struct ompi_request_t *request;
+    /** accumulate family: reduction (NULL for CAS), its element type */
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *basic;
+    /** fetched old values (GET_ACCUMULATE, FETCH_AND_OP, CAS) */
+    void *result_addr;
+    int result_count;
+    struct ompi_datatype_t *result_dt;
+    /** CAS compare value */
+    const void *compare_addr;
 } rma_args_t;
 
 static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_p)
@@ -236,6 +246,59 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
     return ret;
 }
 
+/* A node-local or own target: apply the accumulate in place, atomically
+ * per element, with the target's accumulate lock for what CPU atomics
+ * cannot do. */
+static int rma_direct_acc(const rma_args_t *a, char *target, size_t bytes, volatile int32_t *lock)
+{
+    ompi_osc_newrma_acc_apply_t ap = {0};
+    bool fetch = ompi_osc_newrma_op_kind_fetches(a->kind), own_origin = false, own_result = false;
+    char *origin = NULL, *result = NULL;
+    ptrdiff_t off;
+    int ret = OMPI_SUCCESS;
+
+    if (NULL != a->origin_dt && ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &off)) {
+        origin = (char *) a->origin_addr + off;
+    } else if (NULL != a->origin_dt) {
+        own_origin = true;
+        origin = malloc(bytes);
+        ret = NULL == origin ? OMPI_ERR_OUT_OF_RESOURCE
+                             : ompi_osc_newrma_dtype_pack(origin, a->origin_addr, a->origin_dt,
+                                                          a->origin_count, bytes);
+    }
+    if (fetch && ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &off)) {
+        result = (char *) a->result_addr + off;
+    } else if (fetch) {
+        own_result = true;
+        result = malloc(bytes);
+        ret = NULL == result ? OMPI_ERR_OUT_OF_RESOURCE : ret;
+    }
+    ap.base = target;
+    ap.target_dt = a->target_dt;
+    ap.target_count = a->target_count;
+    ap.len = bytes;
+    ap.origin = origin;
+    ap.compare = a->compare_addr;
+    ap.result = result;
+    ap.basic = a->basic;
+    ap.op = a->op;
+    ap.lock = lock;
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_acc_apply(&ap);
+    }
+    if (OMPI_SUCCESS == ret && own_result) {
+        ret = ompi_osc_newrma_dtype_unpack(a->result_addr, a->result_dt, a->result_count, result,
+                                           bytes);
+    }
+    if (own_origin) {
+        free(origin);
+    }
+    if (own_result) {
+        free(result);
+    }
+    return ret;
+}
+
 /* ---- operation elements over UCX ---- */
 
 typedef struct {
@@ -287,7 +350,9 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     bool contig;
     int ret;
 
-    if (ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff)) {
+    if (NULL == op->origin_dt) {
+        s.stream = NULL; /* NO_OP: no operands travel */
+    } else if (ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff)) {
         s.stream = (char *) op->origin_addr + ooff;
     } else {
         op->bounce = malloc(op->bytes);
@@ -295,13 +360,16 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         s.stream = op->bounce;
-        if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        if (OMPI_OSC_NEWRMA_OP_GET != op->kind) {
             ret = ompi_osc_newrma_dtype_pack(op->bounce, op->origin_addr, op->origin_dt,
                                              op->origin_count, op->bytes);
             if (OMPI_SUCCESS != ret) {
                 return ret;
             }
         }
+    }
+    if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
+        return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
     if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
@@ -319,14 +387,44 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                                                  rdma_segment, &s);
 }
 
+static void op_retain_datatype(struct ompi_datatype_t *dt)
+{
+    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
+        OBJ_RETAIN(dt);
+    }
+}
+
+static void op_release_datatype(struct ompi_datatype_t *dt)
+{
+    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
+        OBJ_RELEASE(dt);
+    }
+}
+
 static void op_release_datatypes(ompi_osc_newrma_op_t *op)
 {
-    if (!ompi_datatype_is_predefined(op->origin_dt)) {
-        OBJ_RELEASE(op->origin_dt);
+    op_release_datatype(op->origin_dt);
+    op_release_datatype(op->target_dt);
+    op_release_datatype(op->result_dt);
+}
+
+/* Fetched old values of an accumulate: into the user's result buffer. */
+static int op_deliver_result(ompi_osc_newrma_op_t *op)
+{
+    int ret = OMPI_SUCCESS;
+
+    if (NULL == op->result_stream) {
+        return OMPI_SUCCESS;
     }
-    if (!ompi_datatype_is_predefined(op->target_dt)) {
-        OBJ_RELEASE(op->target_dt);
+    if (NULL != op->result_dt) {
+        ret = ompi_osc_newrma_dtype_unpack(op->result_addr, op->result_dt, op->result_count,
+                                           op->result_stream, op->bytes);
     }
+    if (op->result_stream != op->result_inline) {
+        free(op->result_stream);
+    }
+    op->result_stream = NULL;
+    return ret;
 }
 
 int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
@@ -340,6 +438,11 @@ int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         }
         free(op->bounce);
         op->bounce = NULL;
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = op_deliver_result(op);
+    } else {
+        (void) op_deliver_result(op);
     }
     op_release_datatypes(op);
     if (NULL != op->request) {
@@ -397,12 +500,18 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->rkey = mem->rkey;
     op->target_addr = mem->addr;
     op->request = a->request;
-    if (!ompi_datatype_is_predefined(op->origin_dt)) {
-        OBJ_RETAIN(op->origin_dt);
+    op->acc_op = a->op;
+    op->acc_basic = a->basic;
+    op->result_addr = a->result_addr;
+    op->result_count = a->result_count;
+    op->result_dt = a->result_dt;
+    op->result_stream = NULL;
+    if (NULL != a->compare_addr) {
+        memcpy(op->compare, a->compare_addr, bytes);
     }
-    if (!ompi_datatype_is_predefined(op->target_dt)) {
-        OBJ_RETAIN(op->target_dt);
-    }
+    op_retain_datatype(op->origin_dt);
+    op_retain_datatype(op->target_dt);
+    op_retain_datatype(op->result_dt);
     ret = ompi_osc_newrma_win_state_is_passive(module->win_state)
               ? ompi_osc_newrma_passive_target_get(module, a->target, &target)
               : ompi_osc_newrma_target_get(module, a->target, &target);
@@ -436,9 +545,27 @@ static bool active_reqs_below_threshold(ompi_osc_newrma_module_t *module, void *
 
 /* RMA_OP: the epoch must allow the access, then serve or queue it.
  * *@p queued tells whether an op element now carries a->request. */
-static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a, bool *queued)
+/* Accumulates: the element type, and origin/result sizes matching the target. */
+static int rma_check_acc(rma_args_t *a, size_t bytes)
 {
-    size_t bytes = ompi_osc_newrma_dtype_bytes(a->origin_dt, a->origin_count);
+    int ret = ompi_osc_newrma_acc_check(a->kind, a->op, a->origin_dt, a->target_dt, a->result_dt,
+                                        &a->basic);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if ((NULL != a->origin_dt &&
+         bytes != ompi_osc_newrma_dtype_bytes(a->origin_dt, a->origin_count)) ||
+        (NULL != a->result_dt &&
+         bytes != ompi_osc_newrma_dtype_bytes(a->result_dt, a->result_count))) {
+        return MPI_ERR_TYPE; /* type signatures cannot match */
+    }
+    return OMPI_SUCCESS;
+}
+
+static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
+{
+    size_t bytes = ompi_osc_newrma_dtype_bytes(a->target_dt, a->target_count);
     rma_target_mem_t mem;
     int ret;
 
@@ -452,8 +579,13 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a, bool *q
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (bytes != ompi_osc_newrma_dtype_bytes(a->target_dt, a->target_count)) {
-        return MPI_ERR_TYPE; /* type signatures cannot match */
+    if (ompi_osc_newrma_op_kind_is_acc(a->kind)) {
+        ret = rma_check_acc(a, bytes);
+    } else if (bytes != ompi_osc_newrma_dtype_bytes(a->origin_dt, a->origin_count)) {
+        ret = MPI_ERR_TYPE; /* type signatures cannot match */
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (0 == bytes) {
         return OMPI_SUCCESS;
@@ -461,6 +593,9 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a, bool *q
     ret = rma_resolve(module, a, &mem);
     if (OMPI_SUCCESS != ret) {
         return ret;
+    }
+    if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind)) {
+        return rma_direct_acc(a, mem.direct, bytes, &module->peers[a->target].lock->acc_lock);
     }
     if (NULL != mem.direct) {
         return rma_direct(a, mem.direct, bytes);
@@ -473,7 +608,15 @@ static int rma_op(ompi_osc_newrma_module_t *module, const rma_args_t *a, bool *q
     return ret;
 }
 
-static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a, bool *queued)
+static const char *rma_kind_name(ompi_osc_newrma_op_kind_t kind)
+{
+    static const char *const names[] = {"put", "get", "accumulate", "get_accumulate",
+                                        "compare_and_swap"};
+
+    return names[kind];
+}
+
+static int rma_op_locked(struct ompi_win_t *win, rma_args_t *a, bool *queued)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
@@ -488,8 +631,7 @@ static int rma_op_locked(struct ompi_win_t *win, const rma_args_t *a, bool *queu
     }
     opal_mutex_unlock(&module->lock);
     if (OMPI_SUCCESS != ret) {
-        OSC_NEWRMA_VERBOSE(20, "%s to rank %d failed: %d",
-                           OMPI_OSC_NEWRMA_OP_PUT == a->kind ? "put" : "get", a->target, ret);
+        OSC_NEWRMA_VERBOSE(20, "%s to rank %d failed: %d", rma_kind_name(a->kind), a->target, ret);
     }
     return ret;
 }
@@ -580,34 +722,42 @@ int ompi_osc_newrma_rget(void *origin_addr, int origin_count, struct ompi_dataty
                           request);
 }
 
-/* ---- accumulate family: the accumulate work item ---- */
+/* ---- accumulate family ---- */
+
+static rma_args_t acc_args(ompi_osc_newrma_op_kind_t kind, const void *origin_addr,
+                           int origin_count, struct ompi_datatype_t *origin_dt, void *result_addr,
+                           int result_count, struct ompi_datatype_t *result_dt, int target,
+                           ptrdiff_t target_disp, int target_count,
+                           struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    rma_args_t a = rma_args(kind, origin_addr, origin_count, origin_dt, target, target_disp,
+                            target_count, target_dt);
+
+    a.op = op;
+    if (OMPI_OSC_NEWRMA_OP_ACC != kind) {
+        a.result_addr = result_addr;
+        a.result_count = result_count;
+        a.result_dt = result_dt;
+    }
+    if (ompi_osc_newrma_acc_is_no_op(op) && OMPI_OSC_NEWRMA_OP_GACC == kind) {
+        /* MPI_NO_OP ignores the origin buffer */
+        a.origin_addr = NULL;
+        a.origin_count = 0;
+        a.origin_dt = NULL;
+    }
+    return a;
+}
 
 int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
                                struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                                int target_count, struct ompi_datatype_t *target_dt,
                                struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) target, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) op, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
+    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_ACC, origin_addr, origin_count, origin_dt, NULL, 0,
+                            NULL, target, target_disp, target_count, target_dt, op);
+    bool queued;
 
-int ompi_osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr,
-                                     void *result_addr, struct ompi_datatype_t *dt, int target,
-                                     ptrdiff_t target_disp, struct ompi_win_t *win)
-{
-    (void) origin_addr, (void) compare_addr, (void) result_addr, (void) dt, (void) target,
-        (void) target_disp, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
-}
-
-int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
-                                 struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
-                                 struct ompi_op_t *op, struct ompi_win_t *win)
-{
-    (void) origin_addr, (void) result_addr, (void) dt, (void) target, (void) target_disp, (void) op,
-        (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    return rma_op_locked(win, &a, &queued);
 }
 
 int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
@@ -617,10 +767,35 @@ int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
                                    struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
                                    struct ompi_win_t *win)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) result_addr,
-        (void) result_count, (void) result_dt, (void) target_rank, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) op, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    rma_args_t a =
+        acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, origin_count, origin_dt, result_addr,
+                 result_count, result_dt, target_rank, target_disp, target_count, target_dt, op);
+    bool queued;
+
+    return rma_op_locked(win, &a, &queued);
+}
+
+int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
+                                 struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
+                                 struct ompi_op_t *op, struct ompi_win_t *win)
+{
+    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, 1, dt, result_addr, 1, dt, target,
+                            target_disp, 1, dt, op);
+    bool queued;
+
+    return rma_op_locked(win, &a, &queued);
+}
+
+int ompi_osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                     void *result_addr, struct ompi_datatype_t *dt, int target,
+                                     ptrdiff_t target_disp, struct ompi_win_t *win)
+{
+    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_CAS, origin_addr, 1, dt, result_addr, 1, dt, target,
+                            target_disp, 1, dt, NULL);
+    bool queued;
+
+    a.compare_addr = compare_addr;
+    return rma_op_locked(win, &a, &queued);
 }
 
 int ompi_osc_newrma_raccumulate(const void *origin_addr, int origin_count,
@@ -629,9 +804,10 @@ int ompi_osc_newrma_raccumulate(const void *origin_addr, int origin_count,
                                 struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
                                 struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) target, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) op, (void) win, (void) request;
-    return OMPI_ERR_NOT_SUPPORTED;
+    return rma_request_op(win,
+                          acc_args(OMPI_OSC_NEWRMA_OP_ACC, origin_addr, origin_count, origin_dt,
+                                   NULL, 0, NULL, target, target_disp, target_count, target_dt, op),
+                          request);
 }
 
 int ompi_osc_newrma_rget_accumulate(const void *origin_addr, int origin_count,
@@ -641,8 +817,9 @@ int ompi_osc_newrma_rget_accumulate(const void *origin_addr, int origin_count,
                                     struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
                                     struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    (void) origin_addr, (void) origin_count, (void) origin_dt, (void) result_addr,
-        (void) result_count, (void) result_dt, (void) target_rank, (void) target_disp,
-        (void) target_count, (void) target_dt, (void) op, (void) win, (void) request;
-    return OMPI_ERR_NOT_SUPPORTED;
+    return rma_request_op(win,
+                          acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, origin_count, origin_dt,
+                                   result_addr, result_count, result_dt, target_rank, target_disp,
+                                   target_count, target_dt, op),
+                          request);
 }

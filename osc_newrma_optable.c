@@ -80,11 +80,14 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->ack_counter = 0;
     target->needs_rma_done = false;
     target->am_sent = 0;
+    target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE;
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->flush_pending = 0;
     target->unlock_sent = false;
     target->release_when_done = false;
     target->req_ops = 0;
+    target->lock_wanted = false;
+    target->lock_counted = false;
 
     if (NULL == slot->targets) {
         table->num_nonempty_slots++;

@@ -55,6 +55,19 @@ struct ompi_osc_newrma_op_t {
     uint64_t target_addr;
     /** MPI_Rput / MPI_Rget: completed at local completion, or NULL */
     struct ompi_request_t *request;
+    /** accumulate family: the reduction and its single predefined element type */
+    struct ompi_op_t *acc_op;
+    struct ompi_datatype_t *acc_basic;
+    /** where fetched old values go (GET_ACCUMULATE, FETCH_AND_OP, CAS) */
+    void *result_addr;
+    int result_count;
+    struct ompi_datatype_t *result_dt;
+    /** fetched old values, packed: result_inline or a malloc'd buffer */
+    char *result_stream;
+    /** UCX atomic operand and CAS compare value: must outlive the request */
+    char operand[OMPI_OSC_NEWRMA_ACC_INLINE];
+    char compare[OMPI_OSC_NEWRMA_ACC_INLINE];
+    char result_inline[OMPI_OSC_NEWRMA_ACC_INLINE];
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 
@@ -88,10 +101,16 @@ struct ompi_osc_newrma_target_t {
     bool release_when_done;
     /** request-based ops queued: they must not wait for a synchronization */
     int req_ops;
+    /** an op or a synchronization needs this LOCK_CALLED target's lock */
+    bool lock_wanted;
+    /** its LOCK counts in module->lock_requests */
+    bool lock_counted;
     /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
-    /** PUT packets sent that no RMA_DONE has covered yet */
+    /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
+    /** channel of the accumulates in flight (accumulate ordering) */
+    ompi_osc_newrma_acc_channel_t acc_channel;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_target_t);
 

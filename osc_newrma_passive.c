@@ -24,6 +24,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_dtype.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
@@ -44,19 +45,121 @@ static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
 
 bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
 {
+    ptrdiff_t ooff, toff;
+
+    /* one contiguous block on both sides (predefined pair types are not) */
     return NULL == op->request && op->bytes <= module->config.single_op_threshold &&
-           ompi_datatype_is_predefined(op->origin_dt) && ompi_datatype_is_predefined(op->target_dt);
+           (NULL == op->origin_dt || /* MPI_NO_OP: no origin data */
+            (ompi_datatype_is_predefined(op->origin_dt) &&
+             ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff))) &&
+           ompi_datatype_is_predefined(op->target_dt) &&
+           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff) && 0 == toff;
 }
 
-int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
-                                       ompi_osc_newrma_target_t *target)
+static int passive_send_lock(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret = ompi_osc_newrma_pkt_lock(module, target->rank, target->lock_type, target);
 
     if (OMPI_SUCCESS == ret) {
         target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
+        target->lock_wanted = false;
+        if (OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
+            target->lock_counted = true;
+            module->lock_requests++;
+        }
     }
     return ret;
+}
+
+/* The LOCK_CALLED element locked first (MPI_Win_lock order); *wanted_p
+ * tells whether any LOCK_CALLED element needs its lock. */
+static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *module,
+                                                      bool *wanted_p)
+{
+    ompi_osc_newrma_target_t *target, *first = NULL;
+    int slot;
+
+    *wanted_p = false;
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+            continue;
+        }
+        *wanted_p = *wanted_p || target->lock_wanted;
+        if (NULL == first ||
+            module->peers[target->rank].lock_seq < module->peers[first->rank].lock_seq) {
+            first = target;
+        }
+    }
+    return first;
+}
+
+/* Lock epochs request their locks lazily, but one at a time and in the
+ * order MPI_Win_lock was called, as blocking locks would be taken: requests
+ * in parallel could hold two targets in opposite orders at two origins and
+ * deadlock on the targets' fair queues. */
+static int passive_issue_locks(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *first;
+    bool wanted;
+    int ret;
+
+    while (0 == module->lock_requests) {
+        first = passive_first_called(module, &wanted);
+        if (NULL == first || !wanted) {
+            return OMPI_SUCCESS;
+        }
+        ret = passive_send_lock(module, first);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_target_t *target)
+{
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
+        return passive_send_lock(module, target); /* LOCK_ALL: all in parallel */
+    }
+    target->lock_wanted = true;
+    return passive_issue_locks(module);
+}
+
+/* A single op may travel now only if it is next in MPI_Win_lock order. */
+static bool passive_single_may_go(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target)
+{
+    bool wanted;
+
+    return OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state ||
+           (0 == module->lock_requests && target == passive_first_called(module, &wanted));
+}
+
+/* Before blocking on a lock word (myself or a node-local peer), take the
+ * remote locks called earlier, in order. */
+static bool passive_called_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    bool wanted;
+
+    (void) arg;
+    return NULL == passive_first_called(module, &wanted) && 0 == module->lock_requests;
+}
+
+static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+    int slot, ret;
+
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        target->lock_wanted =
+            target->lock_wanted || OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state;
+    }
+    ret = passive_issue_locks(module);
+    return OMPI_SUCCESS != ret ? ret
+                               : ompi_osc_newrma_progress_wait(module, passive_called_done, NULL);
 }
 
 void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
@@ -82,6 +185,13 @@ void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->lock_state = OMPI_OSC_NEWRMA_LOCK_GRANTED;
     module->peers[target->rank].lock_granted = true;
+    if (target->lock_counted) {
+        target->lock_counted = false;
+        module->lock_requests--;
+        if (OMPI_SUCCESS != passive_issue_locks(module)) {
+            opal_output(0, "osc/newrma: cannot request the next lock");
+        }
+    }
 }
 
 /* The RMA_DONE + UNLOCK step of ISSUE_OPS_TARGET, once every op is out. */
@@ -314,7 +424,8 @@ static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
             }
             op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
             if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag && 1 == opal_list_get_size(&target->ops) &&
-                ompi_osc_newrma_op_single_eligible(module, op)) {
+                ompi_osc_newrma_op_single_eligible(module, op) &&
+                passive_single_may_go(module, target)) {
                 ret = ompi_osc_newrma_pkt_single(module, target, op);
                 if (OMPI_SUCCESS == ret) {
                     target->next_op_to_issue = NULL;
@@ -498,12 +609,17 @@ static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank
     }
     peer->lock_type = lock_type;
     peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
+    peer->lock_seq = ++module->lock_seq;
     module->lock_count++;
     if (NULL != peer->lock) {
         /* myself or a node-local peer: take its lock word now */
         peer->lock_granted = true;
-        return peer->lock_nocheck ? OMPI_SUCCESS
-                                  : ompi_osc_newrma_lock_direct_acquire(module, rank, lock_type);
+        if (peer->lock_nocheck) {
+            return OMPI_SUCCESS;
+        }
+        ret = passive_take_earlier_locks(module);
+        return OMPI_SUCCESS != ret ? ret
+                                   : ompi_osc_newrma_lock_direct_acquire(module, rank, lock_type);
     }
     return ompi_osc_newrma_passive_target_get(module, rank, &target);
 }
@@ -525,6 +641,7 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
     }
     passive_forget_peer(module, rank);
     if (0 == --module->lock_count) {
+        module->lock_requests = 0; /* every request was answered */
         int ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_LAST);
         ret = OMPI_SUCCESS != ret ? ret : ret2;
     }

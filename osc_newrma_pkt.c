@@ -10,6 +10,8 @@
 #include "opal/datatype/opal_convertor.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
+#include "osc_newrma_dtype.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
@@ -57,9 +59,11 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_SINGLE] = "SINGLE",
         [OMPI_OSC_NEWRMA_PKT_SINGLE_ACK] = "SINGLE_ACK",
         [OMPI_OSC_NEWRMA_PKT_WAKE] = "WAKE",
+        [OMPI_OSC_NEWRMA_PKT_ACC] = "ACC",
+        [OMPI_OSC_NEWRMA_PKT_ACC_REPLY] = "ACC_REPLY",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_WAKE) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_ACC_REPLY) {
         return "UNKNOWN";
     }
     return names[type];
@@ -244,16 +248,21 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
     return ret;
 }
 
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src)
+{
+    opal_mutex_lock(&module->am_lock);
+    pkt_set_applied(module, src, pkt_applied(module, src) + 1);
+    pkt_settle_rma_dones(module);
+    opal_mutex_unlock(&module->am_lock);
+}
+
 static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     if (OMPI_SUCCESS != pkt_unpack_put(module, pkt)) {
         opal_output(0, "osc/newrma: cannot apply a PUT packet from rank %d", pkt->hdr.src);
     }
     /* counted even when it failed, so the origin is not left waiting */
-    opal_mutex_lock(&module->am_lock);
-    pkt_set_applied(module, pkt->hdr.src, pkt_applied(module, pkt->hdr.src) + 1);
-    pkt_settle_rma_dones(module);
-    opal_mutex_unlock(&module->am_lock);
+    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src);
 }
 
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -308,7 +317,8 @@ static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
     if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) && pkt->payload_len == op->bytes) {
-        memcpy(op->origin_addr, pkt->payload, pkt->payload_len);
+        memcpy(OMPI_OSC_NEWRMA_OP_GET == op->kind ? op->origin_addr : op->result_stream,
+               pkt->payload, pkt->payload_len);
     }
     opal_atomic_wmb();
     opal_atomic_add_fetch_32(&op->outstanding, -1);
@@ -349,6 +359,12 @@ static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
             return;
         case OMPI_OSC_NEWRMA_PKT_SINGLE_ACK:
             pkt_handle_single_ack(pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_ACC:
+            ompi_osc_newrma_acc_handle(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_ACC_REPLY:
+            ompi_osc_newrma_acc_handle_reply(pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_WAKE:
             (void) ompi_osc_newrma_lock_queue_progress(module);
@@ -524,16 +540,49 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     return ret;
 }
 
+/* The operands a single-op packet carries: PUT data, accumulate operands
+ * (and CAS compare value); none for GET and NO_OP. */
+static size_t pkt_single_payload(ompi_osc_newrma_op_t *op, char *buf, const void **payload_p)
+{
+    ptrdiff_t ooff = 0;
+
+    *payload_p = NULL;
+    if (OMPI_OSC_NEWRMA_OP_GET == op->kind ||
+        (OMPI_OSC_NEWRMA_OP_GACC == op->kind && ompi_osc_newrma_acc_is_no_op(op->acc_op))) {
+        return 0;
+    }
+    (void) ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff);
+    *payload_p = (char *) op->origin_addr + ooff;
+    if (OMPI_OSC_NEWRMA_OP_CAS != op->kind) {
+        return op->bytes;
+    }
+    memcpy(buf, *payload_p, op->bytes);
+    memcpy(buf + op->bytes, op->compare, op->bytes);
+    *payload_p = buf;
+    return 2 * op->bytes;
+}
+
 int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                ompi_osc_newrma_op_t *op)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    bool get = OMPI_OSC_NEWRMA_OP_GET == op->kind;
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
+    const void *payload;
+    size_t payload_len = pkt_single_payload(op, cas, &payload);
     int ret;
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_SINGLE;
-    hdr.flags = (MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0) |
-                (get ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0);
+    hdr.flags = MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
+        ret = fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    }
+    hdr.kind = (uint8_t) op->kind;
+    hdr.flags |= fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
     hdr.addr = op->target_addr;
     hdr.len = op->bytes;
     hdr.tag = (uint64_t) (uintptr_t) target;
@@ -541,10 +590,10 @@ int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     op->issued = true;
     op->outstanding = 1;
-    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + %s of %zu bytes + UNLOCK to rank %d in one packet",
-                       get ? "GET" : "PUT", op->bytes, target->rank);
-    ret = pkt_send_counted(module, op->ep, target->rank, &hdr, get ? NULL : op->origin_addr,
-                           get ? 0 : op->bytes, &target->ack_counter);
+    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + op %d of %zu bytes + UNLOCK to rank %d in one packet",
+                       (int) op->kind, op->bytes, target->rank);
+    ret = pkt_send_counted(module, op->ep, target->rank, &hdr, payload, payload_len,
+                           &target->ack_counter);
     if (OMPI_SUCCESS != ret) {
         op->outstanding = 0;
         op->issued = false;

@@ -43,7 +43,13 @@ typedef enum {
     /** single op done and lock released; a GET's response carries the data */
     OMPI_OSC_NEWRMA_PKT_SINGLE_ACK,
     /** a node-local origin released the lock word directly: grant waiters */
-    OMPI_OSC_NEWRMA_PKT_WAKE
+    OMPI_OSC_NEWRMA_PKT_WAKE,
+    /** one chunk of an accumulate (kind, acc_op, acc_dt; flags: GET when it
+     * fetches): payload = target datatype description + operands at stream
+     * offset tag (+ compare value for CAS); counted like PUT packets */
+    OMPI_OSC_NEWRMA_PKT_ACC,
+    /** old values of one fetching ACC chunk (tag: offset, tag2: op element) */
+    OMPI_OSC_NEWRMA_PKT_ACC_REPLY
 } ompi_osc_newrma_pkt_type_t;
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
@@ -51,10 +57,12 @@ typedef enum {
 #define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
 
 /** Header of every packet. */
-typedef struct {
+typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint8_t type;
     uint8_t flags;
-    uint16_t reserved;
+    /** ACC and single op: the operation kind (ompi_osc_newrma_op_kind_t) */
+    uint8_t kind;
+    uint8_t reserved;
     /** window: communicator id, the same on every member */
     uint32_t cid;
     /** sender's rank in the window */
@@ -71,6 +79,10 @@ typedef struct {
     uint32_t desc_len;
     /** single op: the origin's operation element, echoed in SINGLE_ACK */
     uint64_t tag2;
+    /** accumulates: Fortran handles of the predefined op and element type */
+    uint16_t acc_op;
+    uint16_t acc_dt;
+    uint32_t reserved2;
 } ompi_osc_newrma_pkt_hdr_t;
 
 /** A received packet waiting in the inbox. */
@@ -106,6 +118,10 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
  * RMA_DONE_ACK decrements *@p counter (the window's or the target element's). */
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                  ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
+
+/** Target side: one more PUT or ACC packet of @p src is applied; answer the
+ * RMA_DONE (or release the UNLOCK) waiting for it. */
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src);
 
 /** Printable name of a packet type (verbose output). */
 const char *ompi_osc_newrma_pkt_name(int type);

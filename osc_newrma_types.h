@@ -7,6 +7,7 @@
 #ifndef OMPI_OSC_NEWRMA_TYPES_H
 #define OMPI_OSC_NEWRMA_TYPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /** Counter updated by transport callbacks with opal_atomic_* (Open MPI 4.1 has
@@ -75,7 +76,41 @@ typedef enum {
 } ompi_osc_newrma_sync_flag_t;
 
 /** Kind of an operation element. */
-typedef enum { OMPI_OSC_NEWRMA_OP_PUT = 0, OMPI_OSC_NEWRMA_OP_GET } ompi_osc_newrma_op_kind_t;
+typedef enum {
+    OMPI_OSC_NEWRMA_OP_PUT = 0,
+    OMPI_OSC_NEWRMA_OP_GET,
+    /** MPI_Accumulate / MPI_Raccumulate */
+    OMPI_OSC_NEWRMA_OP_ACC,
+    /** MPI_Get_accumulate / MPI_Rget_accumulate / MPI_Fetch_and_op */
+    OMPI_OSC_NEWRMA_OP_GACC,
+    /** MPI_Compare_and_swap */
+    OMPI_OSC_NEWRMA_OP_CAS
+} ompi_osc_newrma_op_kind_t;
+
+/** Largest predefined element (long double complex): operands of one
+ * element live inline in the op element. */
+#define OMPI_OSC_NEWRMA_ACC_INLINE 32
+
+/** Accumulate-class operations (atomic per element, ordered per window info). */
+static inline bool ompi_osc_newrma_op_kind_is_acc(ompi_osc_newrma_op_kind_t kind)
+{
+    return kind >= OMPI_OSC_NEWRMA_OP_ACC;
+}
+
+/** Operations that bring data back to the origin. */
+static inline bool ompi_osc_newrma_op_kind_fetches(ompi_osc_newrma_op_kind_t kind)
+{
+    return OMPI_OSC_NEWRMA_OP_GET == kind || kind >= OMPI_OSC_NEWRMA_OP_GACC;
+}
+
+/** How a target element's accumulates travel (accumulate ordering). */
+typedef enum {
+    OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE = 0,
+    /** UCX atomic operations */
+    OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC,
+    /** ACC packets applied by the target's agent */
+    OMPI_OSC_NEWRMA_ACC_CHANNEL_AM
+} ompi_osc_newrma_acc_channel_t;
 
 /** Resource that CLEANUP_WIN_AGGRESSIVE is asked to free. */
 typedef enum {

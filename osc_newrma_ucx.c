@@ -281,6 +281,14 @@ int ompi_osc_newrma_ucx_rkey_unpack(ucp_ep_h ep, const void *packed, ucp_rkey_h 
     return OMPI_SUCCESS;
 }
 
+/* Count a transfer of @p op before starting it: its callback may run from
+ * a later progress call, but the counters must never be seen below zero. */
+static void ucx_op_count(ompi_osc_newrma_op_t *op, int32_t delta)
+{
+    opal_atomic_add_fetch_32(&op->outstanding, delta);
+    opal_atomic_add_fetch_32(&op->module->active_reqs, delta);
+}
+
 static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
 {
     ompi_osc_newrma_op_t *op = user_data;
@@ -288,9 +296,22 @@ static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: RDMA operation failed: %s", ucs_status_string(status));
     }
-    opal_atomic_add_fetch_32(&op->module->active_reqs, -1);
-    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    ucx_op_count(op, -1);
     ucp_request_free(request);
+}
+
+/* A transfer that completed at once (or failed) is not counted. */
+static int ucx_op_started(ompi_osc_newrma_op_t *op, ucs_status_ptr_t req, const char *what)
+{
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    ucx_op_count(op, -1);
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        opal_output(0, "osc/newrma: %s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
@@ -302,27 +323,35 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.send = ucx_rdma_cb;
     param.user_data = op;
-    /* count first: the callback may only run from a later progress call,
-     * but the counters must never be seen below zero */
-    opal_atomic_add_fetch_32(&op->outstanding, 1);
-    opal_atomic_add_fetch_32(&op->module->active_reqs, 1);
+    ucx_op_count(op, 1);
     if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
         req = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
     } else {
         req = ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
     }
-    if (UCS_PTR_IS_PTR(req)) {
-        return OMPI_SUCCESS;
+    return ucx_op_started(op, req,
+                          OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "ucp_put_nbx" : "ucp_get_nbx");
+}
+
+int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic_op_t opcode,
+                               const void *operand, size_t size, void *reply, uint64_t raddr,
+                               ucp_rkey_h rkey)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send = ucx_rdma_cb;
+    param.user_data = op;
+    param.datatype = ucp_dt_make_contig(size);
+    if (NULL != reply) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.reply_buffer = reply;
     }
-    opal_atomic_add_fetch_32(&op->module->active_reqs, -1);
-    opal_atomic_add_fetch_32(&op->outstanding, -1);
-    if (UCS_OK != UCS_PTR_STATUS(req)) {
-        opal_output(0, "osc/newrma: ucp_%s_nbx failed: %s",
-                    OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "put" : "get",
-                    ucs_status_string(UCS_PTR_STATUS(req)));
-        return OMPI_ERROR;
-    }
-    return OMPI_SUCCESS;
+    ucx_op_count(op, 1);
+    req = ucp_atomic_op_nbx(ep, opcode, operand, 1, raddr, rkey, &param);
+    return ucx_op_started(op, req, "ucp_atomic_op_nbx");
 }
 
 static void ucx_rma_done_cb(void *request, ucs_status_t status, void *user_data)

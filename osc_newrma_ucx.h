@@ -67,6 +67,15 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
                              uint64_t raddr, ucp_rkey_h rkey);
 
 /**
+ * Start one UCX atomic of @p op on a @p size-byte element at @p raddr:
+ * @p operand as ucp_atomic_op_nbx's buffer, @p reply (or NULL) as its reply
+ * buffer.  Counted like ompi_osc_newrma_ucx_rdma.
+ */
+int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic_op_t opcode,
+                               const void *operand, size_t size, void *reply, uint64_t raddr,
+                               ucp_rkey_h rkey);
+
+/**
  * RMA_DONE for RDMA operations: ucp_ep_flush_nbx completes once every RDMA
  * operation issued on @p ep is complete at the target; that completion is
  * the RMA_DONE_ACK.  *@p counter is incremented now and decremented then.

@@ -163,4 +163,82 @@ static void mtest_fill(void *buf, size_t len, uint32_t seed)
     }
 }
 
+/* ---- epochs: the same program under fence, lock and lock_all ---- */
+
+enum { MTEST_SYNC_FENCE, MTEST_SYNC_LOCK, MTEST_SYNC_LOCKALL };
+
+static int mtest_sync(const char *name)
+{
+    if (0 == strcmp(name, "fence"))
+        return MTEST_SYNC_FENCE;
+    if (0 == strcmp(name, "lock"))
+        return MTEST_SYNC_LOCK;
+    if (0 == strcmp(name, "lockall"))
+        return MTEST_SYNC_LOCKALL;
+    fprintf(stderr, "unknown synchronization %s\n", name);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return -1;
+}
+
+/* Open the access epoch of a phase (collective for fence). */
+static void mtest_epoch_begin(MPI_Win win, int sync)
+{
+    if (MTEST_SYNC_FENCE == sync) {
+        MPI_CHECK(MPI_Win_fence(0, win));
+    } else if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_lock_all(0, win));
+    }
+}
+
+/* Before one operation to @target: lock mode opens a shared lock. */
+static void mtest_op_begin(MPI_Win win, int sync, int target)
+{
+    if (MTEST_SYNC_LOCK == sync) {
+        MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+    }
+}
+
+/* After one operation: lock mode unlocks, lock_all flushes, fence waits. */
+static void mtest_op_end(MPI_Win win, int sync, int target)
+{
+    if (MTEST_SYNC_LOCK == sync) {
+        MPI_CHECK(MPI_Win_unlock(target, win));
+    } else if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_flush(target, win));
+    }
+}
+
+/* Close the phase; every operation is complete everywhere on return. */
+static void mtest_epoch_end(MPI_Win win, int sync)
+{
+    if (MTEST_SYNC_FENCE == sync) {
+        MPI_CHECK(MPI_Win_fence(0, win));
+    } else if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_unlock_all(win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Store @len bytes into my own window memory, outside any epoch. */
+static void mtest_local_store(mtest_win_t *w, size_t offset, const void *src, size_t len)
+{
+    int me;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w->win));
+    memcpy(w->base + offset, src, len);
+    MPI_CHECK(MPI_Win_unlock(me, w->win));
+}
+
+/* Load @len bytes from my own window memory, outside any epoch. */
+static void mtest_local_load(mtest_win_t *w, size_t offset, void *dst, size_t len)
+{
+    int me;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w->win));
+    memcpy(dst, w->base + offset, len);
+    MPI_CHECK(MPI_Win_unlock(me, w->win));
+}
+
 #endif

@@ -13,7 +13,12 @@
  * (LOCK_ALL with or without NOCHECK, random flush / flush_local / flush_all
  * / flush_local_all).
  *
- * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall]
+ * With "acc", programs also hold MPI_Accumulate(MPI_SUM) (which may
+ * overlap other SUMs: commutative, so the result is order-independent) and
+ * MPI_Get_accumulate with SUM, BXOR, REPLACE or NO_OP on regions nobody
+ * else touches in the epoch; their fetched results are compared as well.
+ *
+ * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall] [acc]
  */
 #include "mtest.h"
 
@@ -27,11 +32,13 @@ static uint32_t rng(void)
     return (uint32_t) (rng_state >> 33);
 }
 
+enum { K_GET, K_PUT, K_ACC, K_GACC };
+
 typedef struct {
-    int origin, target, is_put;
-    int tkind, okind;  /* 0 contiguous ints, 1 vector of ints */
-    int count;         /* ints moved */
-    int tblk, tstride; /* target vector block length and stride (ints) */
+    int origin, target, kind, gop; /* gop: GET_ACCUMULATE's op */
+    int tkind, okind;              /* 0 contiguous ints, 1 vector of ints */
+    int count;                     /* ints moved */
+    int tblk, tstride;             /* target vector block length and stride (ints) */
     int oblk, ostride;
     MPI_Aint toff; /* target byte offset */
 } rop_t;
@@ -55,22 +62,24 @@ static int footprint_ints(int kind, int count, int blk, int stride)
     return 0 == kind ? count : (count / blk - 1) * stride + blk;
 }
 
-/* byte owner map per target: 0 free, 1 read by a GET, 2 written by a PUT */
+/* byte owner map per target: 0 free, 1 read by GETs, 2 owned by one PUT or
+ * GET_ACCUMULATE, 3 summed by ACCUMULATEs */
 static int claim(unsigned char *map, const rop_t *op)
 {
     int nblk = 0 == op->tkind ? 1 : op->count / op->tblk;
     int blk = 0 == op->tkind ? op->count : op->tblk;
     int stride = 0 == op->tkind ? 0 : op->tstride;
+    unsigned char mark = K_GET == op->kind ? 1 : K_ACC == op->kind ? 3 : 2;
 
     for (int pass = 0; pass < 2; ++pass) {
         for (int b = 0; b < nblk; ++b) {
             for (int i = 0; i < blk * 4; ++i) {
                 unsigned char *m = &map[op->toff + (MPI_Aint) b * stride * 4 + i];
-                if (0 == pass && (2 == *m || (op->is_put && 0 != *m))) {
+                if (0 == pass && 0 != *m && (*m != mark || 2 == mark)) {
                     return 0; /* would conflict */
                 }
                 if (1 == pass) {
-                    *m = op->is_put ? 2 : 1;
+                    *m = mark;
                 }
             }
         }
@@ -138,11 +147,12 @@ static void passive_close(int sync, MPI_Win win, int nprocs, const char *locked)
     }
 }
 
-static int gen_op(int nprocs, unsigned char *maps, rop_t *op)
+static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc)
 {
     op->origin = (int) (rng() % nprocs);
     op->target = (int) (rng() % nprocs);
-    op->is_put = (int) (rng() % 2);
+    op->kind = (int) (rng() % (acc ? 4 : 2));
+    op->gop = (int) (rng() % 4);
     op->tkind = (int) (rng() % 2);
     op->okind = (int) (rng() % 2);
     op->tblk = 1 + (int) (rng() % 4);
@@ -181,6 +191,7 @@ int main(int argc, char **argv)
                : 0 == strcmp(argv[5], "lockall") ? SYNC_LOCKALL
                                                  : SYNC_FENCE;
     }
+    int acc = argc > 6 && 0 == strcmp(argv[6], "acc");
     char *locked = malloc((size_t) nprocs);
     snprintf(path, sizeof(path), "%s.%d", argv[4], me);
     out = fopen(path, "wb");
@@ -193,6 +204,8 @@ int main(int argc, char **argv)
     int nops_max = 6 * nprocs + 8;
     rop_t *ops = malloc(sizeof(rop_t) * nops_max);
     char **bufs = calloc(nops_max, sizeof(char *));
+    int **res = calloc(nops_max, sizeof(int *));
+    const MPI_Op gops[4] = {MPI_SUM, MPI_BXOR, MPI_REPLACE, MPI_NO_OP};
     int closed = 1;
 
     for (int e = 0; e < epochs; ++e) {
@@ -201,7 +214,7 @@ int main(int argc, char **argv)
         mtest_fill(w.base, WIN_BYTES, (uint32_t) (seed + e * 17 + me * 7919));
         int nops = 0, tries = (int) (rng() % nops_max);
         for (int i = 0; i < tries; ++i) {
-            nops += gen_op(nprocs, maps, &ops[nops]);
+            nops += gen_op(nprocs, maps, &ops[nops], acc);
         }
         int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
         if (SYNC_FENCE == sync) {
@@ -219,7 +232,19 @@ int main(int argc, char **argv)
             MPI_Datatype tdt = make_type(op->tkind, op->count, op->tblk, op->tstride, &tcount);
             size_t olen = (size_t) footprint_ints(op->okind, op->count, op->oblk, op->ostride) * 4;
             bufs[i] = malloc(olen);
-            if (op->is_put) {
+            MPI_Aint disp = w.disp0[op->target] + op->toff;
+            if (K_ACC == op->kind || K_GACC == op->kind) {
+                mtest_fill(bufs[i], olen, (uint32_t) (seed * 31 + e * 1009 + i));
+            }
+            if (K_ACC == op->kind) {
+                MPI_CHECK(MPI_Accumulate(bufs[i], ocount, odt, op->target, disp, tcount, tdt,
+                                         MPI_SUM, w.win));
+            } else if (K_GACC == op->kind) {
+                res[i] = malloc(sizeof(int) * op->count);
+                memset(res[i], 0xCD, sizeof(int) * op->count);
+                MPI_CHECK(MPI_Get_accumulate(bufs[i], ocount, odt, res[i], op->count, MPI_INT,
+                                             op->target, disp, tcount, tdt, gops[op->gop], w.win));
+            } else if (K_PUT == op->kind) {
                 mtest_fill(bufs[i], olen, (uint32_t) (seed * 31 + e * 1009 + i));
                 MPI_CHECK(MPI_Put(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
                                   tcount, tdt, w.win));
@@ -254,6 +279,11 @@ int main(int argc, char **argv)
                 free(bufs[i]);
                 bufs[i] = NULL;
             }
+            if (NULL != res[i]) {
+                fwrite(res[i], sizeof(int), (size_t) ops[i].count, out);
+                free(res[i]);
+                res[i] = NULL;
+            }
         }
         /* nobody refills its window before everyone has written theirs */
         MPI_Barrier(MPI_COMM_WORLD);
@@ -264,5 +294,6 @@ int main(int argc, char **argv)
     free(locked);
     free(ops);
     free(bufs);
+    free(res);
     return mtest_finalize();
 }

@@ -1,0 +1,652 @@
+/*
+ * osc/newrma: the accumulate family (see osc_newrma_acc.h).
+ */
+#include "ompi_config.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+#include "ompi/proc/proc.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_acc.h"
+#include "osc_newrma_dtype.h"
+#include "osc_newrma_pkt.h"
+#include "osc_newrma_ucx.h"
+
+#define component mca_osc_newrma_component
+
+/* ---- checks ---- */
+
+bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_no_op.op == op;
+}
+
+static bool acc_is_replace(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_replace.op == op;
+}
+
+/* The one predefined type @p dt is built from, or NULL. */
+static ompi_datatype_t *acc_basic_of(ompi_datatype_t *dt)
+{
+    if (ompi_datatype_is_predefined(dt)) {
+        return dt;
+    }
+    return ompi_datatype_get_single_predefined_type_from_args(dt);
+}
+
+/* MPI-3.1 11.3.7: CAS takes C/Fortran integer, logical, multi-language
+ * and byte types; all of them are integers of at most 8 bytes here. */
+static bool acc_cas_type(ompi_datatype_t *basic)
+{
+    int map = ompi_op_ddt_map[basic->id];
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    if (size > 8) {
+        return false;
+    }
+    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
+           OMPI_OP_BASE_TYPE_LOGICAL == map || OMPI_OP_BASE_TYPE_BOOL == map ||
+           OMPI_OP_BASE_TYPE_BYTE == map || OMPI_OP_BASE_TYPE_LONG == map ||
+           OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map || OMPI_OP_BASE_TYPE_WCHAR == map ||
+           &ompi_mpi_char.dt == basic;
+}
+
+int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                              struct ompi_datatype_t *origin_dt, struct ompi_datatype_t *target_dt,
+                              struct ompi_datatype_t *result_dt, struct ompi_datatype_t **basic_p)
+{
+    ompi_datatype_t *basic = acc_basic_of(target_dt);
+    char *msg = NULL;
+
+    if (NULL == basic) {
+        return MPI_ERR_TYPE; /* not built from a single predefined type */
+    }
+    if ((NULL != origin_dt && acc_basic_of(origin_dt) != basic) ||
+        (NULL != result_dt && acc_basic_of(result_dt) != basic)) {
+        return MPI_ERR_TYPE;
+    }
+    if (OMPI_OSC_NEWRMA_OP_CAS == kind) {
+        if (!acc_cas_type(basic)) {
+            return MPI_ERR_TYPE;
+        }
+    } else if (NULL == op || !ompi_op_is_intrinsic(op)) {
+        return MPI_ERR_OP; /* user-defined reductions are not allowed in RMA */
+    } else if (!ompi_osc_newrma_acc_is_no_op(op) && !acc_is_replace(op)) {
+        if (!ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
+            OSC_NEWRMA_VERBOSE(10, "%s", msg);
+            free(msg);
+            return MPI_ERR_OP;
+        }
+    } else if (ompi_osc_newrma_acc_is_no_op(op) && OMPI_OSC_NEWRMA_OP_ACC == kind) {
+        return MPI_ERR_OP; /* MPI_NO_OP is for the fetching forms only */
+    }
+    *basic_p = basic;
+    return OMPI_SUCCESS;
+}
+
+/* ---- applying to target memory ---- */
+
+/* The accumulate lock: held for a few element updates only, never across
+ * progress; on an oversubscribed node yield so its holder can run. */
+static void acc_lock(volatile int32_t *lock)
+{
+    int32_t expected;
+
+    for (int spins = 0;; ++spins) {
+        expected = 0;
+        if (__atomic_compare_exchange_n(lock, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+            return;
+        }
+        if (spins > 64) {
+            sched_yield();
+        }
+    }
+}
+
+static void acc_unlock(volatile int32_t *lock)
+{
+    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+/** How a lock-free element is updated. */
+typedef enum {
+    ACC_FAST_NONE = 0, /* compare-exchange loop around the reduction */
+    ACC_FAST_REPLACE,
+    ACC_FAST_ADD,
+    ACC_FAST_AND,
+    ACC_FAST_OR,
+    ACC_FAST_XOR
+} acc_fast_t;
+
+static bool acc_integer(ompi_datatype_t *basic)
+{
+    int map = ompi_op_ddt_map[basic->id];
+
+    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
+           OMPI_OP_BASE_TYPE_LONG == map || OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map ||
+           OMPI_OP_BASE_TYPE_WCHAR == map || OMPI_OP_BASE_TYPE_BYTE == map;
+}
+
+static acc_fast_t acc_fast(ompi_op_t *op, ompi_datatype_t *basic)
+{
+    if (acc_is_replace(op)) {
+        return ACC_FAST_REPLACE;
+    }
+    if (!acc_integer(basic)) {
+        return ACC_FAST_NONE;
+    }
+    switch (op->op_type) {
+        case OMPI_OP_SUM:
+            return ACC_FAST_ADD;
+        case OMPI_OP_BAND:
+            return ACC_FAST_AND;
+        case OMPI_OP_BOR:
+            return ACC_FAST_OR;
+        case OMPI_OP_BXOR:
+            return ACC_FAST_XOR;
+        default:
+            return ACC_FAST_NONE;
+    }
+}
+
+/* Elements CPU atomics can update: 1, 2, 4 or 8 bytes without padding. */
+static bool acc_lock_free(ompi_datatype_t *basic)
+{
+    ptrdiff_t lb, extent;
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    ompi_datatype_get_extent(basic, &lb, &extent);
+    return (size_t) extent == size && 0 == lb && (1 == size || 2 == size || 4 == size || 8 == size);
+}
+
+typedef struct {
+    const ompi_osc_newrma_acc_apply_t *a;
+    size_t size;
+    acc_fast_t fast;
+} acc_walk_t;
+
+/* One element with CPU atomics: t target, o operand (NULL: NO_OP), c CAS
+ * compare value or NULL, r old value out or NULL. */
+#define ACC_ELEM(T)                                                                                \
+    do {                                                                                           \
+        T *tp = (T *) t, old, val, nv;                                                             \
+        if (NULL != c) {                                                                           \
+            memcpy(&old, c, sizeof(T));                                                            \
+            memcpy(&val, o, sizeof(T));                                                            \
+            (void) __atomic_compare_exchange_n(tp, &old, val, false, __ATOMIC_SEQ_CST,             \
+                                               __ATOMIC_SEQ_CST);                                  \
+        } else if (NULL == o) {                                                                    \
+            old = __atomic_load_n(tp, __ATOMIC_SEQ_CST);                                           \
+        } else {                                                                                   \
+            memcpy(&val, o, sizeof(T));                                                            \
+            switch (w->fast) {                                                                     \
+                case ACC_FAST_REPLACE:                                                             \
+                    old = __atomic_exchange_n(tp, val, __ATOMIC_SEQ_CST);                          \
+                    break;                                                                         \
+                case ACC_FAST_ADD:                                                                 \
+                    old = __atomic_fetch_add(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                case ACC_FAST_AND:                                                                 \
+                    old = __atomic_fetch_and(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                case ACC_FAST_OR:                                                                  \
+                    old = __atomic_fetch_or(tp, val, __ATOMIC_SEQ_CST);                            \
+                    break;                                                                         \
+                case ACC_FAST_XOR:                                                                 \
+                    old = __atomic_fetch_xor(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                default:                                                                           \
+                    old = __atomic_load_n(tp, __ATOMIC_RELAXED);                                   \
+                    do {                                                                           \
+                        nv = old;                                                                  \
+                        ompi_op_reduce(w->a->op, &val, &nv, 1, w->a->basic);                       \
+                    } while (!__atomic_compare_exchange_n(tp, &old, nv, true, __ATOMIC_SEQ_CST,    \
+                                                          __ATOMIC_RELAXED));                      \
+            }                                                                                      \
+        }                                                                                          \
+        if (NULL != r) {                                                                           \
+            memcpy(r, &old, sizeof(T));                                                            \
+        }                                                                                          \
+    } while (0)
+
+static void acc_elem_atomic(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)
+{
+    switch (w->size) {
+        case 1:
+            ACC_ELEM(uint8_t);
+            break;
+        case 2:
+            ACC_ELEM(uint16_t);
+            break;
+        case 4:
+            ACC_ELEM(uint32_t);
+            break;
+        default:
+            ACC_ELEM(uint64_t);
+            break;
+    }
+}
+
+/* A misaligned element cannot take CPU atomics: update it under the lock
+ * (every access to that location is misaligned the same way). */
+static void acc_elem_locked(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)
+{
+    uint64_t old, val;
+
+    acc_lock(w->a->lock);
+    memcpy(&old, t, w->size);
+    if (NULL != r) {
+        memcpy(r, &old, w->size);
+    }
+    if (NULL != c) {
+        if (0 == memcmp(&old, c, w->size)) {
+            memcpy(t, o, w->size);
+        }
+    } else if (NULL != o) {
+        memcpy(&val, o, w->size);
+        if (ACC_FAST_REPLACE == w->fast) {
+            old = val;
+        } else {
+            ompi_op_reduce(w->a->op, &val, &old, 1, w->a->basic);
+        }
+        memcpy(t, &old, w->size);
+    }
+    acc_unlock(w->a->lock);
+}
+
+static int acc_segment_atomic(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    const acc_walk_t *w = ctx;
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    size_t rel = offset - a->offset;
+    bool aligned = 0 == addr % w->size;
+
+    for (size_t i = 0; i < len; i += w->size) {
+        char *t = (char *) (uintptr_t) addr + i;
+        const char *o = NULL != a->origin ? a->origin + rel + i : NULL;
+        const char *c = NULL != a->compare ? a->compare + rel + i : NULL;
+        char *r = NULL != a->result ? a->result + rel + i : NULL;
+        if (aligned) {
+            acc_elem_atomic(w, t, o, c, r);
+        } else {
+            acc_elem_locked(w, t, o, c, r);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Elements without CPU atomics, under the accumulate lock: read the old
+ * values, reduce in element form (pair types keep their padding there),
+ * write back. */
+static int acc_apply_locked(const ompi_osc_newrma_acc_apply_t *a, size_t size)
+{
+    size_t n = a->len / size;
+    ptrdiff_t lb, extent;
+    char *old = a->result, *elems = NULL, *ops = NULL;
+    bool reduce = NULL != a->origin && NULL == a->compare && !acc_is_replace(a->op);
+    int ret = OMPI_SUCCESS;
+
+    ompi_datatype_get_extent(a->basic, &lb, &extent);
+    if (NULL == old) {
+        old = malloc(a->len);
+    }
+    if (reduce) {
+        elems = malloc(n * (size_t) extent);
+        ops = malloc(n * (size_t) extent);
+    }
+    if (NULL == old || (reduce && (NULL == elems || NULL == ops))) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    acc_lock(a->lock);
+    ret = ompi_osc_newrma_dtype_pack_at(old, a->base, a->target_dt, a->target_count, a->offset,
+                                        a->len);
+    if (OMPI_SUCCESS != ret || NULL == a->origin) {
+        /* NO_OP: the old values are all */
+    } else if (NULL != a->compare || !reduce) {
+        /* CAS of one element, or REPLACE */
+        if (NULL == a->compare || 0 == memcmp(old, a->compare, a->len)) {
+            ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
+                                                  a->origin, a->len);
+        }
+    } else {
+        ret = ompi_osc_newrma_dtype_unpack(elems - lb, a->basic, (int) n, old, a->len);
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_dtype_unpack(ops - lb, a->basic, (int) n, a->origin, a->len);
+        }
+        if (OMPI_SUCCESS == ret) {
+            ompi_op_reduce(a->op, ops - lb, elems - lb, n, a->basic);
+            /* the reduced elements go back through the packed form */
+            ret = ompi_osc_newrma_dtype_pack(ops, elems - lb, a->basic, (int) n, a->len);
+        }
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
+                                                  ops, a->len);
+        }
+    }
+    acc_unlock(a->lock);
+out:
+    if (old != a->result) {
+        free(old);
+    }
+    free(elems);
+    free(ops);
+    return ret;
+}
+
+int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
+{
+    acc_walk_t w = {a, 0, ACC_FAST_NONE};
+
+    ompi_datatype_type_size(a->basic, &w.size);
+    if (0 == a->len) {
+        return OMPI_SUCCESS;
+    }
+    if (!acc_lock_free(a->basic)) {
+        return acc_apply_locked(a, w.size);
+    }
+    if (NULL != a->origin && NULL == a->compare) {
+        w.fast = acc_fast(a->op, a->basic);
+    }
+    return ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
+                                                       (uint64_t) (uintptr_t) a->base, a->offset,
+                                                       a->len, acc_segment_atomic, &w);
+}
+
+size_t ompi_osc_newrma_acc_chunk(struct ompi_datatype_t *basic)
+{
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    return OMPI_OSC_NEWRMA_ACC_CHUNK / size * size;
+}
+
+int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
+{
+    if (NULL != op->result_stream) {
+        return OMPI_SUCCESS;
+    }
+    op->result_stream =
+        op->bytes <= sizeof(op->result_inline) ? op->result_inline : malloc(op->bytes);
+    return NULL == op->result_stream ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/* ---- origin side over UCX ---- */
+
+/* The UCX atomic for one 4- or 8-byte integer element, or -1. */
+static int acc_ucx_opcode(ompi_osc_newrma_op_t *op)
+{
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        return UCP_ATOMIC_OP_CSWAP;
+    }
+    if (ompi_osc_newrma_acc_is_no_op(op->acc_op)) {
+        return UCP_ATOMIC_OP_OR; /* fetch-or 0: an atomic read */
+    }
+    switch (acc_fast(op->acc_op, op->acc_basic)) {
+        case ACC_FAST_REPLACE:
+            return UCP_ATOMIC_OP_SWAP;
+        case ACC_FAST_ADD:
+            return UCP_ATOMIC_OP_ADD;
+        case ACC_FAST_AND:
+            return UCP_ATOMIC_OP_AND;
+        case ACC_FAST_OR:
+            return UCP_ATOMIC_OP_OR;
+        case ACC_FAST_XOR:
+            return UCP_ATOMIC_OP_XOR;
+        default:
+            return -1;
+    }
+}
+
+/* One element, contiguous on both sides, integer of 4 or 8 bytes, aligned. */
+static int acc_atomic_opcode(ompi_osc_newrma_op_t *op, uint64_t *raddr_p)
+{
+    ptrdiff_t toff;
+    size_t size;
+
+    ompi_datatype_type_size(op->acc_basic, &size);
+    if (op->bytes != size || (4 != size && 8 != size) ||
+        (OMPI_OSC_NEWRMA_OP_CAS != op->kind && !acc_integer(op->acc_basic)) ||
+        !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
+        return -1;
+    }
+    *raddr_p = op->target_addr + (uint64_t) toff;
+    if (0 != *raddr_p % size) {
+        return -1;
+    }
+    return acc_ucx_opcode(op);
+}
+
+static int acc_issue_atomic(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op, int opcode,
+                            uint64_t raddr, const char *stream)
+{
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind) || UCP_ATOMIC_OP_SWAP == opcode;
+    int ret;
+
+    /* the operand must outlive the request: keep it in the op element */
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        memcpy(op->operand, op->compare, op->bytes);
+    } else if (NULL != stream) {
+        memcpy(op->operand, stream, op->bytes);
+    } else {
+        memset(op->operand, 0, op->bytes);
+    }
+    if (fetch) {
+        ret = ompi_osc_newrma_acc_result_stream(op);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+            memcpy(op->result_stream, stream, op->bytes); /* CSWAP: the new value */
+        }
+    }
+    target->needs_rma_done = true; /* remote completion: the endpoint flush */
+    return ompi_osc_newrma_ucx_atomic(op, op->ep, (ucp_atomic_op_t) opcode, op->operand, op->bytes,
+                                      fetch ? op->result_stream : NULL, raddr, op->rkey);
+}
+
+void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op)
+{
+    hdr->kind = (uint8_t) op->kind;
+    hdr->acc_op = (uint16_t) (NULL != op->acc_op ? op->acc_op->o_f_to_c_index : 0);
+    hdr->acc_dt = (uint16_t) op->acc_basic->d_f_to_c_index;
+    hdr->tag2 = (uint64_t) (uintptr_t) op;
+    if (ompi_osc_newrma_op_kind_fetches(op->kind)) {
+        hdr->flags |= OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    }
+}
+
+/* ACC packets: the target layout's description, then the operands of one
+ * chunk (and, for CAS, the compare value). */
+static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op, const char *stream)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t chunk = ompi_osc_newrma_acc_chunk(op->acc_basic), desc_len;
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
+    const void *desc;
+    int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
+
+    if (OMPI_SUCCESS == ret && fetch) {
+        ret = ompi_osc_newrma_acc_result_stream(op);
+    }
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        memcpy(cas, stream, op->bytes);
+        memcpy(cas + op->bytes, op->compare, op->bytes);
+        stream = cas;
+    }
+    desc_len = ompi_datatype_pack_description_length(op->target_dt);
+    hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
+    hdr.addr = op->target_addr;
+    hdr.count = (uint32_t) op->target_count;
+    hdr.desc_len = (uint32_t) desc_len;
+    ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+        size_t data_len = NULL == stream ? 0 : OMPI_OSC_NEWRMA_OP_CAS == op->kind ? 2 * len : len;
+        hdr.tag = offset;
+        hdr.len = len;
+        if (fetch) {
+            opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
+        }
+        ret = ompi_osc_newrma_ucx_am_send2(op->ep, &hdr, sizeof(hdr), desc, desc_len,
+                                           NULL == stream ? NULL : stream + offset, data_len);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        } else if (fetch) {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d as packets", op->bytes,
+                       target->rank);
+    return ret;
+}
+
+int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_op_t *op, const char *stream)
+{
+    bool ordered = module->config.acc_ordered;
+    bool acked = 0 == *ompi_osc_newrma_ack_counter(module, target);
+    uint64_t raddr = 0;
+    int opcode = acc_atomic_opcode(op, &raddr), ret;
+
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
+        /* a fresh element, but an earlier one for this target may still
+         * have accumulates in flight on either channel: order after both */
+        ret = ompi_osc_newrma_ucx_fence();
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    }
+    /* packets are applied later by the target's agent: atomics must not
+     * overtake them, so the packet channel stays until it has drained */
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM == target->acc_channel && 0 == target->am_sent &&
+        acked) {
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE;
+    }
+    if (opcode >= 0 && !(ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM == target->acc_channel)) {
+        if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC == target->acc_channel) {
+            ret = ompi_osc_newrma_ucx_fence(); /* atomic after atomic, in order */
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+        }
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC;
+        return acc_issue_atomic(target, op, opcode, raddr, stream);
+    }
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC == target->acc_channel) {
+        ret = ompi_osc_newrma_ucx_fence(); /* atomics complete before the packets */
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    return acc_issue_packets(module, target, op, stream);
+}
+
+/* ---- target side ---- */
+
+static int acc_apply_hdr(ompi_osc_newrma_module_t *module,
+                         const struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_datatype_t *target_dt,
+                         int target_count, const char *data, char *result)
+{
+    ompi_osc_newrma_acc_apply_t a = {0};
+
+    a.basic = PMPI_Type_f2c(hdr->acc_dt);
+    a.op = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? &ompi_mpi_op_replace.op : PMPI_Op_f2c(hdr->acc_op);
+    if (NULL == a.basic || MPI_DATATYPE_NULL == a.basic || NULL == a.op || MPI_OP_NULL == a.op) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    a.base = (char *) (uintptr_t) hdr->addr;
+    a.target_dt = target_dt;
+    a.target_count = target_count;
+    a.offset = hdr->tag;
+    a.len = hdr->len;
+    a.origin = ompi_osc_newrma_acc_is_no_op(a.op) ? NULL : data;
+    a.compare = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? data + hdr->len : NULL;
+    a.result = (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ? result : NULL;
+    a.lock = &module->my_lock->acc_lock;
+    return ompi_osc_newrma_acc_apply(&a);
+}
+
+int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
+                                     const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
+                                     char *result)
+{
+    ompi_osc_newrma_pkt_hdr_t h = *hdr;
+    ompi_datatype_t *basic = PMPI_Type_f2c(hdr->acc_dt);
+    size_t size;
+
+    if (NULL == basic || MPI_DATATYPE_NULL == basic) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ompi_datatype_type_size(basic, &size);
+    h.tag = 0; /* the whole access: offset 0 */
+    return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
+}
+
+static void acc_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                      const char *result)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+
+    reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    reply.len = pkt->hdr.len;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, result,
+                                                 NULL != result ? pkt->hdr.len : 0)) {
+        opal_output(0, "osc/newrma: cannot answer an accumulate of rank %d", pkt->hdr.src);
+    }
+}
+
+void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    void *desc = pkt->payload;
+    char *result = NULL;
+    ompi_datatype_t *dt;
+    int ret = OMPI_ERR_OUT_OF_RESOURCE;
+
+    dt = ompi_datatype_create_from_packed_description(
+        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
+    if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
+        ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
+                            pkt->payload + pkt->hdr.desc_len, result);
+    }
+    if (OMPI_SUCCESS != ret) {
+        opal_output(0, "osc/newrma: cannot apply an accumulate of rank %d: %d", pkt->hdr.src, ret);
+    }
+    if (fetch) {
+        /* answered even when it failed, so the origin is not left waiting */
+        acc_reply(module, pkt, OMPI_SUCCESS == ret ? result : NULL);
+    }
+    free(result);
+    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
+        OBJ_RELEASE(dt);
+    }
+    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src);
+}
+
+void ompi_osc_newrma_acc_handle_reply(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    if (pkt->payload_len == pkt->hdr.len && pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
+        memcpy(op->result_stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
+    }
+    opal_atomic_wmb();
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+}

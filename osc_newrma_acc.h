@@ -1,0 +1,112 @@
+/*
+ * osc/newrma: the accumulate family (ACCUMULATE, GET_ACCUMULATE,
+ * FETCH_AND_OP, COMPARE_AND_SWAP and their request-based forms).
+ *
+ * Atomicity is per basic element, between all accumulate-class operations
+ * on a location, whichever path they take:
+ *  - elements of 1, 2, 4 or 8 bytes are updated with CPU atomics (fetch-add,
+ *    fetch-and/or/xor, exchange, or a compare-exchange loop around the
+ *    reduction for everything else, floating point included), by
+ *    node-local origins directly and by the target's agent for packets;
+ *  - other elements (long double, complex, pair types with padding) are
+ *    updated under the target's accumulate lock, a word in the target's
+ *    lock-word cache line (per target, not per window);
+ *  - one 4- or 8-byte integer element whose op maps onto a UCX atomic
+ *    (SUM, BAND, BOR, BXOR, REPLACE, NO_OP, CAS) travels as
+ *    ucp_atomic_op_nbx; everything else as ACC packets of at most
+ *    ACC_CHUNK bytes that the target's agent applies as they arrive
+ *    (pipelined: a large accumulate is never buffered whole).
+ *
+ * Ordering (accumulate_ordering other than "none"): ACC packets of one
+ * origin are applied in the order sent; a switch between the atomic and
+ * the packet channel to one target waits (ucp_worker_fence for atomics
+ * followed by packets, drained packets before atomics).
+ */
+#ifndef OMPI_OSC_NEWRMA_ACC_H
+#define OMPI_OSC_NEWRMA_ACC_H
+
+#include "ompi_config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osc_newrma_types.h"
+
+struct ompi_datatype_t;
+struct ompi_op_t;
+struct ompi_osc_newrma_pkt_t;
+struct ompi_osc_newrma_pkt_hdr_t;
+
+/** Pipeline chunk of ACC packets (rounded down to whole elements). */
+#define OMPI_OSC_NEWRMA_ACC_CHUNK (64 * 1024)
+
+/**
+ * Check an accumulate-class call: @p op must be predefined, and the origin,
+ * target and result datatypes must all be built from one predefined type
+ * on which @p op is defined.  NULL datatypes are not checked.
+ * @return OMPI_SUCCESS with *@p basic_p set, MPI_ERR_OP or MPI_ERR_TYPE.
+ */
+int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                              struct ompi_datatype_t *origin_dt, struct ompi_datatype_t *target_dt,
+                              struct ompi_datatype_t *result_dt, struct ompi_datatype_t **basic_p);
+
+/** True for MPI_NO_OP (no origin data travels). */
+bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op);
+
+/** One application of an accumulate to target memory. */
+typedef struct {
+    /** target memory: @p target_count elements of @p target_dt at @p base */
+    char *base;
+    struct ompi_datatype_t *target_dt;
+    int target_count;
+    /** the part of the packed data stream applied by this call */
+    size_t offset;
+    size_t len;
+    /** packed operands of that part; NULL for MPI_NO_OP */
+    const char *origin;
+    /** COMPARE_AND_SWAP: the packed compare value, else NULL */
+    const char *compare;
+    /** packed old values are stored here when not NULL */
+    char *result;
+    struct ompi_datatype_t *basic;
+    struct ompi_op_t *op;
+    /** the target's accumulate lock */
+    volatile int32_t *lock;
+} ompi_osc_newrma_acc_apply_t;
+
+/** Apply, atomically per element. */
+int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
+
+/** Bytes per pipeline chunk for elements of @p basic. */
+size_t ompi_osc_newrma_acc_chunk(struct ompi_datatype_t *basic);
+
+/** Staging buffer for the fetched old values of @p op (allocated once). */
+int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op);
+
+/**
+ * Issue the accumulate @p op to @p target over UCX (window lock held);
+ * @p stream holds the packed operands (NULL for NO_OP).
+ */
+int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_op_t *op, const char *stream);
+
+/** Fill the accumulate fields of a packet header for @p op. */
+void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op);
+
+/**
+ * Target side: apply the accumulate a packet header describes to
+ * @p len bytes of basic elements at hdr->addr (single op), storing the old
+ * values in @p result when it fetches.
+ */
+int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
+                                     const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
+                                     char *result);
+
+/** Target side: an ACC packet (agent). */
+void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module,
+                                struct ompi_osc_newrma_pkt_t *pkt);
+
+/** Origin side: ACC_REPLY with old values of a fetching accumulate. */
+void ompi_osc_newrma_acc_handle_reply(struct ompi_osc_newrma_pkt_t *pkt);
+
+#endif /* OMPI_OSC_NEWRMA_ACC_H */
