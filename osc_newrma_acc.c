@@ -39,6 +39,17 @@ static ompi_datatype_t *acc_basic_of(ompi_datatype_t *dt)
     return ompi_datatype_get_single_predefined_type_from_args(dt);
 }
 
+/* Integer element types (C and Fortran integers of every width, byte):
+ * two's complement, so fetch-add and the bitwise atomics apply. */
+static bool acc_integer(ompi_datatype_t *basic)
+{
+    int map = ompi_op_ddt_map[basic->id];
+
+    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
+           OMPI_OP_BASE_TYPE_LONG == map || OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map ||
+           OMPI_OP_BASE_TYPE_WCHAR == map || OMPI_OP_BASE_TYPE_BYTE == map;
+}
+
 /* MPI-3.1 11.3.7: CAS takes C/Fortran integer, logical, multi-language
  * and byte types; all of them are integers of at most 8 bytes here. */
 static bool acc_cas_type(ompi_datatype_t *basic)
@@ -47,14 +58,8 @@ static bool acc_cas_type(ompi_datatype_t *basic)
     size_t size;
 
     ompi_datatype_type_size(basic, &size);
-    if (size > 8) {
-        return false;
-    }
-    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
-           OMPI_OP_BASE_TYPE_LOGICAL == map || OMPI_OP_BASE_TYPE_BOOL == map ||
-           OMPI_OP_BASE_TYPE_BYTE == map || OMPI_OP_BASE_TYPE_LONG == map ||
-           OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map || OMPI_OP_BASE_TYPE_WCHAR == map ||
-           &ompi_mpi_char.dt == basic;
+    return size <= 8 && (acc_integer(basic) || OMPI_OP_BASE_TYPE_LOGICAL == map ||
+                         OMPI_OP_BASE_TYPE_BOOL == map || &ompi_mpi_char.dt == basic);
 }
 
 int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
@@ -124,15 +129,6 @@ typedef enum {
     ACC_FAST_OR,
     ACC_FAST_XOR
 } acc_fast_t;
-
-static bool acc_integer(ompi_datatype_t *basic)
-{
-    int map = ompi_op_ddt_map[basic->id];
-
-    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
-           OMPI_OP_BASE_TYPE_LONG == map || OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map ||
-           OMPI_OP_BASE_TYPE_WCHAR == map || OMPI_OP_BASE_TYPE_BYTE == map;
-}
 
 static acc_fast_t acc_fast(ompi_op_t *op, ompi_datatype_t *basic)
 {
@@ -289,7 +285,7 @@ static int acc_segment_atomic(uint64_t addr, size_t len, size_t offset, void *ct
 static int acc_apply_locked(const ompi_osc_newrma_acc_apply_t *a, size_t size)
 {
     size_t n = a->len / size;
-    ptrdiff_t lb, extent;
+    ptrdiff_t lb, extent; /* predefined elements: lb is 0 */
     char *old = a->result, *elems = NULL, *ops = NULL;
     bool reduce = NULL != a->origin && NULL == a->compare && !acc_is_replace(a->op);
     int ret = OMPI_SUCCESS;
@@ -318,14 +314,14 @@ static int acc_apply_locked(const ompi_osc_newrma_acc_apply_t *a, size_t size)
                                                   a->origin, a->len);
         }
     } else {
-        ret = ompi_osc_newrma_dtype_unpack(elems - lb, a->basic, (int) n, old, a->len);
+        ret = ompi_osc_newrma_dtype_unpack(elems, a->basic, (int) n, old, a->len);
         if (OMPI_SUCCESS == ret) {
-            ret = ompi_osc_newrma_dtype_unpack(ops - lb, a->basic, (int) n, a->origin, a->len);
+            ret = ompi_osc_newrma_dtype_unpack(ops, a->basic, (int) n, a->origin, a->len);
         }
         if (OMPI_SUCCESS == ret) {
-            ompi_op_reduce(a->op, ops - lb, elems - lb, n, a->basic);
+            ompi_op_reduce(a->op, ops, elems, n, a->basic);
             /* the reduced elements go back through the packed form */
-            ret = ompi_osc_newrma_dtype_pack(ops, elems - lb, a->basic, (int) n, a->len);
+            ret = ompi_osc_newrma_dtype_pack(ops, elems, a->basic, (int) n, a->len);
         }
         if (OMPI_SUCCESS == ret) {
             ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
@@ -615,13 +611,10 @@ static void acc_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pk
 void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
-    void *desc = pkt->payload;
+    ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
     char *result = NULL;
-    ompi_datatype_t *dt;
     int ret = OMPI_ERR_OUT_OF_RESOURCE;
 
-    dt = ompi_datatype_create_from_packed_description(
-        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
     if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
         ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
                             pkt->payload + pkt->hdr.desc_len, result);
@@ -634,9 +627,7 @@ void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrm
         acc_reply(module, pkt, OMPI_SUCCESS == ret ? result : NULL);
     }
     free(result);
-    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
-        OBJ_RELEASE(dt);
-    }
+    ompi_osc_newrma_dtype_release(dt);
     ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src);
 }
 

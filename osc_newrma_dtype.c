@@ -48,46 +48,6 @@ void ompi_osc_newrma_dtype_span(struct ompi_datatype_t *dt, int count, ptrdiff_t
     *hi_p = true_lb + true_extent + (last > 0 ? last : 0);
 }
 
-int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
-                               size_t bytes)
-{
-    opal_convertor_t conv;
-    struct iovec iov = {.iov_base = dst, .iov_len = bytes};
-    uint32_t iov_count = 1;
-    size_t max_data = bytes;
-    int ret;
-
-    OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, src,
-                                                   0, &conv);
-    if (OPAL_SUCCESS == ret) {
-        ret =
-            opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR : OMPI_SUCCESS;
-    }
-    OBJ_DESTRUCT(&conv);
-    return (OMPI_SUCCESS == ret && max_data != bytes) ? OMPI_ERROR : ret;
-}
-
-int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int count, const void *src,
-                                 size_t bytes)
-{
-    opal_convertor_t conv;
-    struct iovec iov = {.iov_base = (void *) src, .iov_len = bytes};
-    uint32_t iov_count = 1;
-    size_t max_data = bytes;
-    int ret;
-
-    OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count, dst,
-                                                   0, &conv);
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0 ? OMPI_ERROR
-                                                                            : OMPI_SUCCESS;
-    }
-    OBJ_DESTRUCT(&conv);
-    return (OMPI_SUCCESS == ret && max_data != bytes) ? OMPI_ERROR : ret;
-}
-
 int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count, uint64_t base,
                                           ompi_osc_newrma_segment_fn_t fn, void *ctx)
 {
@@ -196,4 +156,23 @@ int ompi_osc_newrma_dtype_foreach_segment_range(struct ompi_datatype_t *dt, int 
     int ret = ompi_osc_newrma_dtype_foreach_segment(dt, count, base, segment_clip, &r);
 
     return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+}
+
+int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                               size_t bytes)
+{
+    return ompi_osc_newrma_dtype_pack_at(dst, src, dt, count, 0, bytes);
+}
+
+int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int count, const void *src,
+                                 size_t bytes)
+{
+    return ompi_osc_newrma_dtype_unpack_at(dst, dt, count, 0, src, bytes);
+}
+
+void ompi_osc_newrma_dtype_release(struct ompi_datatype_t *dt)
+{
+    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
+        OBJ_RELEASE(dt);
+    }
 }

@@ -50,6 +50,9 @@ int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_dataty
 int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
                                     const void *src, size_t len);
 
+/** Drop a reference to a derived datatype (predefined ones and NULL are left alone). */
+void ompi_osc_newrma_dtype_release(struct ompi_datatype_t *dt);
+
 /**
  * Called for each contiguous segment: @p addr is the segment address
  * (relative to the base given to foreach), @p offset its position in the

@@ -394,18 +394,11 @@ static void op_retain_datatype(struct ompi_datatype_t *dt)
     }
 }
 
-static void op_release_datatype(struct ompi_datatype_t *dt)
-{
-    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
-        OBJ_RELEASE(dt);
-    }
-}
-
 static void op_release_datatypes(ompi_osc_newrma_op_t *op)
 {
-    op_release_datatype(op->origin_dt);
-    op_release_datatype(op->target_dt);
-    op_release_datatype(op->result_dt);
+    ompi_osc_newrma_dtype_release(op->origin_dt);
+    ompi_osc_newrma_dtype_release(op->target_dt);
+    ompi_osc_newrma_dtype_release(op->result_dt);
 }
 
 /* Fetched old values of an accumulate: into the user's result buffer. */
@@ -429,7 +422,7 @@ static int op_deliver_result(ompi_osc_newrma_op_t *op)
 
 int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
 {
-    int ret = OMPI_SUCCESS;
+    int ret = OMPI_SUCCESS, ret2;
 
     if (NULL != op->bounce) {
         if (OMPI_OSC_NEWRMA_OP_GET == op->kind) {
@@ -439,11 +432,8 @@ int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         free(op->bounce);
         op->bounce = NULL;
     }
-    if (OMPI_SUCCESS == ret) {
-        ret = op_deliver_result(op);
-    } else {
-        (void) op_deliver_result(op);
-    }
+    ret2 = op_deliver_result(op); /* also frees the staging buffer */
+    ret = OMPI_SUCCESS != ret ? ret : ret2;
     op_release_datatypes(op);
     if (NULL != op->request) {
         ompi_osc_newrma_request_complete(op->request, ret);

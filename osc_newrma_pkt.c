@@ -216,35 +216,27 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
     }
 }
 
+struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
+                                                     const ompi_osc_newrma_pkt_t *pkt)
+{
+    void *desc = (void *) pkt->payload;
+
+    return ompi_datatype_create_from_packed_description(
+        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
+}
+
 static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    void *desc = pkt->payload;
-    ompi_datatype_t *dt;
-    opal_convertor_t conv;
-    struct iovec iov = {pkt->payload + pkt->hdr.desc_len, pkt->hdr.len};
-    uint32_t iov_count = 1;
-    size_t position = pkt->hdr.tag, max_data = pkt->hdr.len;
+    ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
     int ret;
 
-    dt = ompi_datatype_create_from_packed_description(
-        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
     if (NULL == dt) {
         return OMPI_ERR_BAD_PARAM;
     }
-    OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    ret = opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super,
-                                                   (int32_t) pkt->hdr.count,
-                                                   (void *) (uintptr_t) pkt->hdr.addr, 0, &conv);
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_convertor_set_position(&conv, &position);
-    }
-    if (OPAL_SUCCESS == ret && opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0) {
-        ret = OMPI_ERROR;
-    }
-    OBJ_DESTRUCT(&conv);
-    if (!ompi_datatype_is_predefined(dt)) {
-        OBJ_RELEASE(dt);
-    }
+    ret = ompi_osc_newrma_dtype_unpack_at((void *) (uintptr_t) pkt->hdr.addr, dt,
+                                          (int) pkt->hdr.count, pkt->hdr.tag,
+                                          pkt->payload + pkt->hdr.desc_len, pkt->hdr.len);
+    ompi_osc_newrma_dtype_release(dt);
     return ret;
 }
 

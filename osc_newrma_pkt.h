@@ -119,6 +119,11 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                  ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
 
+/** Target side: the target datatype a PUT or ACC packet describes at the
+ * start of its payload (release with ompi_osc_newrma_dtype_release), or NULL. */
+struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
+                                                     const ompi_osc_newrma_pkt_t *pkt);
+
 /** Target side: one more PUT or ACC packet of @p src is applied; answer the
  * RMA_DONE (or release the UNLOCK) waiting for it. */
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src);

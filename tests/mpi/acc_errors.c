@@ -15,16 +15,6 @@
  */
 #include "mtest.h"
 
-static void expect(int rc, int want, int also, const char *what)
-{
-    int cls = MPI_SUCCESS;
-
-    if (MPI_SUCCESS != rc) {
-        MPI_Error_class(rc, &cls);
-    }
-    MTEST_CHECK(cls == want || cls == also, "%s: error class %d, expected %d", what, cls, want);
-}
-
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     for (int i = 0; i < *len; ++i) {
@@ -59,38 +49,47 @@ int main(int argc, char **argv)
     mtest_local_store(&w, 0, zero, sizeof(zero));
     MPI_Barrier(MPI_COMM_WORLD);
 
-    expect(MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_SUM, w.win),
-           MPI_ERR_RMA_SYNC, MPI_ERR_RMA_SYNC, "accumulate outside an epoch");
-    expect(MPI_Fetch_and_op(&one, &res, MPI_INT, other, w.disp0[other], MPI_SUM, w.win),
-           MPI_ERR_RMA_SYNC, MPI_ERR_RMA_SYNC, "fetch_and_op outside an epoch");
+    mtest_expect_class(
+        MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_SUM, w.win),
+        MPI_ERR_RMA_SYNC, MPI_ERR_RMA_SYNC, "accumulate outside an epoch");
+    mtest_expect_class(MPI_Fetch_and_op(&one, &res, MPI_INT, other, w.disp0[other], MPI_SUM, w.win),
+                       MPI_ERR_RMA_SYNC, MPI_ERR_RMA_SYNC, "fetch_and_op outside an epoch");
 
     MPI_CHECK(MPI_Win_lock_all(0, w.win));
     if (MPI_WIN_FLAVOR_DYNAMIC != w.flavor) {
-        expect(MPI_Accumulate(ints, 4, MPI_INT, other, w.disp0[other] + 56, 4, MPI_INT, MPI_SUM,
-                              w.win),
-               MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "accumulate past the window");
-        expect(MPI_Compare_and_swap(&one, &one, &res, MPI_INT, other, w.disp0[other] + 64, w.win),
-               MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "compare_and_swap past the window");
+        mtest_expect_class(MPI_Accumulate(ints, 4, MPI_INT, other, w.disp0[other] + 56, 4, MPI_INT,
+                                          MPI_SUM, w.win),
+                           MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "accumulate past the window");
+        mtest_expect_class(
+            MPI_Compare_and_swap(&one, &one, &res, MPI_INT, other, w.disp0[other] + 64, w.win),
+            MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "compare_and_swap past the window");
     }
-    expect(MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, user, w.win),
-           MPI_ERR_OP, MPI_ERR_OP, "user-defined op");
-    expect(MPI_Fetch_and_op(&one, &res, MPI_INT, other, w.disp0[other], user, w.win), MPI_ERR_OP,
-           MPI_ERR_OP, "fetch_and_op with a user-defined op");
-    expect(MPI_Accumulate(ints, 2, MPI_INT, other, w.disp0[other], 2, MPI_INT, MPI_MAXLOC, w.win),
-           MPI_ERR_OP, MPI_ERR_OP, "MAXLOC on MPI_INT");
-    expect(MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_NO_OP, w.win),
-           MPI_ERR_OP, MPI_ERR_OP, "NO_OP in MPI_Accumulate");
-    expect(MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_REPLACE, w.win),
-           MPI_ERR_TYPE, MPI_ERR_TYPE, "REPLACE on int + double");
-    expect(MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_SUM, w.win),
-           MPI_ERR_TYPE, MPI_ERR_ARG, "SUM on int + double");
-    expect(MPI_Compare_and_swap(&d, &d, &dres, MPI_DOUBLE, other, w.disp0[other], w.win),
-           MPI_ERR_TYPE, MPI_ERR_TYPE, "compare_and_swap on MPI_DOUBLE");
-    expect(MPI_Accumulate(ints, 2, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_SUM, w.win),
-           MPI_ERR_TYPE, MPI_ERR_TYPE, "origin 2 ints, target 1");
-    expect(MPI_Get_accumulate(ints, 1, MPI_INT, &res, 1, MPI_LONG, other, w.disp0[other], 1,
-                              MPI_INT, MPI_SUM, w.win),
-           MPI_ERR_TYPE, MPI_ERR_TYPE, "result type differs");
+    mtest_expect_class(
+        MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, user, w.win),
+        MPI_ERR_OP, MPI_ERR_OP, "user-defined op");
+    mtest_expect_class(MPI_Fetch_and_op(&one, &res, MPI_INT, other, w.disp0[other], user, w.win),
+                       MPI_ERR_OP, MPI_ERR_OP, "fetch_and_op with a user-defined op");
+    mtest_expect_class(
+        MPI_Accumulate(ints, 2, MPI_INT, other, w.disp0[other], 2, MPI_INT, MPI_MAXLOC, w.win),
+        MPI_ERR_OP, MPI_ERR_OP, "MAXLOC on MPI_INT");
+    mtest_expect_class(
+        MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_NO_OP, w.win),
+        MPI_ERR_OP, MPI_ERR_OP, "NO_OP in MPI_Accumulate");
+    mtest_expect_class(
+        MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_REPLACE, w.win),
+        MPI_ERR_TYPE, MPI_ERR_TYPE, "REPLACE on int + double");
+    mtest_expect_class(
+        MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_SUM, w.win),
+        MPI_ERR_TYPE, MPI_ERR_ARG, "SUM on int + double");
+    mtest_expect_class(
+        MPI_Compare_and_swap(&d, &d, &dres, MPI_DOUBLE, other, w.disp0[other], w.win), MPI_ERR_TYPE,
+        MPI_ERR_TYPE, "compare_and_swap on MPI_DOUBLE");
+    mtest_expect_class(
+        MPI_Accumulate(ints, 2, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_SUM, w.win),
+        MPI_ERR_TYPE, MPI_ERR_TYPE, "origin 2 ints, target 1");
+    mtest_expect_class(MPI_Get_accumulate(ints, 1, MPI_INT, &res, 1, MPI_LONG, other,
+                                          w.disp0[other], 1, MPI_INT, MPI_SUM, w.win),
+                       MPI_ERR_TYPE, MPI_ERR_TYPE, "result type differs");
 
     /* still usable: every rank adds 1 to each target's first int */
     for (int t = 0; t < nprocs; ++t) {

@@ -10,14 +10,8 @@
  */
 #include "mtest.h"
 
-static void expect_sync(int rc, const char *what)
-{
-    int cls = MPI_SUCCESS;
-
-    MPI_Error_class(rc, &cls);
-    MTEST_CHECK(MPI_ERR_RMA_SYNC == cls || MPI_ERR_RMA_CONFLICT == cls,
-                "%s: error class %d, expected MPI_ERR_RMA_SYNC", what, cls);
-}
+/* MPI_ERR_RMA_SYNC, or MPI_ERR_RMA_CONFLICT for conflicting locks */
+#define expect_sync(rc, what) mtest_expect_class(rc, MPI_ERR_RMA_SYNC, MPI_ERR_RMA_CONFLICT, what)
 
 int main(int argc, char **argv)
 {

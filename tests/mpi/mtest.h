@@ -72,6 +72,18 @@ static int mtest_finalize(void)
     return 0 != total;
 }
 
+/* A call returned error class @want (or @also, where two classes are
+ * acceptable); MPI_SUCCESS counts as class MPI_SUCCESS. */
+static void mtest_expect_class(int rc, int want, int also, const char *what)
+{
+    int cls = MPI_SUCCESS;
+
+    if (MPI_SUCCESS != rc) {
+        MPI_Error_class(rc, &cls);
+    }
+    MTEST_CHECK(cls == want || cls == also, "%s: error class %d, expected %d", what, cls, want);
+}
+
 /* ---- windows of every flavor ---- */
 
 typedef struct {
