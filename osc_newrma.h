@@ -159,6 +159,17 @@ OBJ_CLASS_DECLARATION(ompi_osc_newrma_region_t);
 ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
                                                       uint64_t hi);
 
+/** One side of PSCW (the access group of WIN_START or the exposure group of
+ * WIN_POST): the group as sorted ranks of the window's communicator and the
+ * PROC_SYNC requests (POST or COMPLETE messages) still outstanding. */
+typedef struct {
+    bool open;
+    int count;
+    int *ranks;
+    ompi_request_t **reqs;
+    int pending;
+} ompi_osc_newrma_pscw_group_t;
+
 struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
 
@@ -180,6 +191,9 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_atomic_t active_reqs;
     /** IBARRIER of the last FENCE, until it is known complete */
     ompi_request_t *fence_req;
+    /** PSCW: access epoch (WIN_START) and exposure epoch (WIN_POST) */
+    ompi_osc_newrma_pscw_group_t pscw_access;
+    ompi_osc_newrma_pscw_group_t pscw_exposure;
 
     /* ---- operation table and the window-local pools ---- */
     ompi_osc_newrma_optable_t table;
@@ -237,8 +251,8 @@ struct ompi_osc_newrma_module_t {
 
 /** The counter an RMA_DONE to @p target is acknowledged on: the window's in
  * active target, the target element's in passive target. */
-static inline ompi_osc_newrma_atomic_t *ompi_osc_newrma_ack_counter(ompi_osc_newrma_module_t *module,
-                                                                   ompi_osc_newrma_target_t *target)
+static inline ompi_osc_newrma_atomic_t *
+ompi_osc_newrma_ack_counter(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     return ompi_osc_newrma_win_state_is_passive(module->win_state) ? &target->ack_counter
                                                                    : &module->ack_counter;
@@ -313,6 +327,15 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win);
 int ompi_osc_newrma_unlock_all(struct ompi_win_t *win);
 int ompi_osc_newrma_sync(struct ompi_win_t *win);
+
+/** PSCW_ISSUED -> PSCW_GRANTED once every POST arrived (progress engine).
+ * @return 1 when the state moved, 0 when not, or an error. */
+int ompi_osc_newrma_pscw_progress(ompi_osc_newrma_module_t *module);
+/** In a PSCW access epoch, OMPI_ERR_RMA_SYNC unless @p rank is in the
+ * WIN_START group. */
+int ompi_osc_newrma_pscw_check_target(ompi_osc_newrma_module_t *module, int rank);
+/** Release a PSCW group's arrays (WIN_COMPLETE, WIN_WAIT, window free). */
+void ompi_osc_newrma_pscw_group_close(ompi_osc_newrma_pscw_group_t *g);
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);

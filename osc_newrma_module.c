@@ -583,8 +583,9 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     int ret, slot;
 
     opal_mutex_lock(&module->lock);
-    if (module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
-        !ompi_osc_newrma_win_state_is_fence(module->win_state)) {
+    if ((module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
+         !ompi_osc_newrma_win_state_is_fence(module->win_state)) ||
+        module->pscw_exposure.open) {
         opal_mutex_unlock(&module->lock);
         return OMPI_ERR_RMA_SYNC;
     }

@@ -566,6 +566,9 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
         return OMPI_SUCCESS;
     }
     ret = ompi_osc_newrma_passive_check_target(module, a->target);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pscw_check_target(module, a->target);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

@@ -246,6 +246,10 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
     int x, y, total;
 
     total = fence_req_check(module);
+    if (total >= 0) {
+        x = ompi_osc_newrma_pscw_progress(module);
+        total = x < 0 ? x : total + x;
+    }
     if (total < 0) {
         return total;
     }

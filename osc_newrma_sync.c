@@ -1,9 +1,14 @@
 /*
- * osc/newrma: synchronization calls (design: "Algorithm For FENCE").
+ * osc/newrma: active target synchronization calls (design: "Algorithm For
+ * FENCE" and "Algorithm for POST-START-COMPLETE-WAIT").
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
+
+#include "ompi/group/group.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/mca/pml/pml.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_progress.h"
@@ -131,7 +136,10 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
     ompi_osc_newrma_win_state_t next;
     int ret;
 
-    /* only legal outside other epochs */
+    /* only legal outside other epochs, exposure epochs included */
+    if (module->pscw_exposure.open) {
+        return OMPI_ERR_RMA_SYNC;
+    }
     ret =
         ompi_osc_newrma_win_state_next(module->win_state, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER, &next);
     if (OMPI_SUCCESS != ret) {
@@ -176,34 +184,325 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
     return OMPI_SUCCESS;
 }
 
-/* ---- PSCW: not part of the passive-target work ---- */
+/* ---- POST-START-COMPLETE-WAIT ----
+ *
+ * FENCE with the IBARRIER replaced by zero-byte messages within the group:
+ * WIN_POST sends POST to each origin and WIN_START receives them; WIN_COMPLETE
+ * sends COMPLETE to each target and WIN_WAIT/TEST receives them.  The window
+ * keeps one request array per side, sized by the group (design point 3).  The
+ * window's communicator is a duplicate, so these tags meet nothing else, and
+ * PML messages between two ranks do not overtake: epoch k's COMPLETE arrives
+ * before epoch k+1's POST can be sent. */
+
+#define PSCW_TAG_POST     1
+#define PSCW_TAG_COMPLETE 2
+
+static int pscw_rank_cmp(const void *a, const void *b)
+{
+    return *(const int *) a - *(const int *) b;
+}
+
+/* Translate @p group to sorted ranks of the window's communicator. */
+static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g,
+                           ompi_group_t *group)
+{
+    int n = ompi_group_size(group), ret;
+    int *in = calloc(n + 1, sizeof(int));
+
+    g->ranks = malloc(sizeof(int) * (n + 1));
+    g->reqs = calloc(n + 1, sizeof(ompi_request_t *));
+    if (NULL == in || NULL == g->ranks || NULL == g->reqs) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    for (int i = 0; i < n; ++i) {
+        in[i] = i;
+    }
+    ret = ompi_group_translate_ranks(group, n, in, module->comm->c_local_group, g->ranks);
+    for (int i = 0; OMPI_SUCCESS == ret && i < n; ++i) {
+        if (MPI_UNDEFINED == g->ranks[i]) {
+            ret = MPI_ERR_GROUP; /* not a member of the window's group */
+        }
+    }
+    qsort(g->ranks, n, sizeof(int), pscw_rank_cmp);
+    g->count = n;
+    g->pending = 0;
+out:
+    free(in);
+    if (OMPI_SUCCESS != ret) {
+        free(g->ranks);
+        free(g->reqs);
+        g->ranks = NULL;
+        g->reqs = NULL;
+    }
+    return ret;
+}
+
+void ompi_osc_newrma_pscw_group_close(ompi_osc_newrma_pscw_group_t *g)
+{
+    free(g->ranks);
+    free(g->reqs);
+    g->ranks = NULL;
+    g->reqs = NULL;
+    g->count = 0;
+    g->open = false;
+}
+
+/* PROC_SYNC: one zero-byte ISEND (or IRECV) of @p tag per group member. */
+static int pscw_proc_sync(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g,
+                          int tag, bool send)
+{
+    int ret;
+
+    for (int i = 0; i < g->count; ++i) {
+        ret = send ? MCA_PML_CALL(isend(NULL, 0, MPI_BYTE, g->ranks[i], tag,
+                                        MCA_PML_BASE_SEND_STANDARD, module->comm, &g->reqs[i]))
+                   : MCA_PML_CALL(
+                         irecv(NULL, 0, MPI_BYTE, g->ranks[i], tag, module->comm, &g->reqs[i]));
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        g->pending++;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Free the completed requests of @p g; true when none is left. */
+static bool pscw_reqs_done(ompi_osc_newrma_pscw_group_t *g)
+{
+    for (int i = 0; g->pending > 0 && i < g->count; ++i) {
+        if (NULL != g->reqs[i] && REQUEST_COMPLETE(g->reqs[i])) {
+            (void) ompi_request_free(&g->reqs[i]);
+            g->reqs[i] = NULL;
+            g->pending--;
+        }
+    }
+    return 0 == g->pending;
+}
+
+static bool pscw_access_granted(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state;
+}
+
+static bool pscw_sends_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) module;
+    return pscw_reqs_done((ompi_osc_newrma_pscw_group_t *) arg);
+}
+
+static int pscw_grant(ompi_osc_newrma_module_t *module)
+{
+    int ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_POSTS_DONE);
+
+    opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC */
+    return ret;
+}
+
+int ompi_osc_newrma_pscw_progress(ompi_osc_newrma_module_t *module)
+{
+    int ret;
+
+    if (OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != module->win_state ||
+        !pscw_reqs_done(&module->pscw_access)) {
+        return 0;
+    }
+    ret = pscw_grant(module);
+    return OMPI_SUCCESS == ret ? 1 : ret;
+}
+
+int ompi_osc_newrma_pscw_check_target(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_pscw_group_t *g = &module->pscw_access;
+
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED:
+            return NULL != bsearch(&rank, g->ranks, g->count, sizeof(int), pscw_rank_cmp)
+                       ? OMPI_SUCCESS
+                       : OMPI_ERR_RMA_SYNC;
+        default:
+            return OMPI_SUCCESS;
+    }
+}
+
+static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, int mpi_assert)
+{
+    ompi_osc_newrma_win_state_t next;
+    int ret;
+
+    ret = ompi_osc_newrma_win_state_next(module->win_state, OMPI_OSC_NEWRMA_EV_PSCW_START, &next);
+    if (OMPI_SUCCESS == ret) {
+        ret = fence_finish_previous(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = pscw_group_open(module, &module->pscw_access, group);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    module->pscw_access.open = true;
+    /* MPI_MODE_NOCHECK: the targets post no POST for this epoch */
+    if (!(mpi_assert & MPI_MODE_NOCHECK)) {
+        ret = pscw_proc_sync(module, &module->pscw_access, PSCW_TAG_POST, false);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_START);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (0 == module->pscw_access.pending) {
+        return pscw_grant(module);
+    }
+    /* direct load/store to node-local targets cannot be queued: wait for
+     * the POSTs here (design point 2) */
+    return module->shm.direct ? ompi_osc_newrma_progress_wait(module, pscw_access_granted, NULL)
+                              : OMPI_SUCCESS;
+}
 
 int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct ompi_win_t *win)
 {
-    (void) group, (void) mpi_assert, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    opal_mutex_lock(&module->lock);
+    ret = start_locked(module, group, mpi_assert);
+    opal_mutex_unlock(&module->lock);
+    return ret;
+}
+
+static int complete_locked(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_pscw_group_t *g = &module->pscw_access;
+    ompi_osc_newrma_win_state_t next;
+    int ret;
+
+    ret =
+        ompi_osc_newrma_win_state_next(module->win_state, OMPI_OSC_NEWRMA_EV_PSCW_COMPLETE, &next);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* every POST must be received even without ops, or it would meet the
+     * next epoch's WIN_START */
+    ret = ompi_osc_newrma_progress_wait(module, pscw_access_granted, NULL);
+    if (OMPI_SUCCESS == ret) {
+        ret = fence_complete_ops(module);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_progress_wait(module, pscw_sends_done, g);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ompi_osc_newrma_pscw_group_close(g);
+    fence_forget_regions(module);
+    return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_COMPLETE);
 }
 
 int ompi_osc_newrma_complete(struct ompi_win_t *win)
 {
-    (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    opal_mutex_lock(&module->lock);
+    ret = complete_locked(module);
+    opal_mutex_unlock(&module->lock);
+    return ret;
+}
+
+static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, int mpi_assert)
+{
+    ompi_osc_newrma_pscw_group_t *g = &module->pscw_exposure;
+    int ret;
+
+    if (g->open) {
+        return OMPI_ERR_RMA_SYNC;
+    }
+    ret = pscw_group_open(module, g, group);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    g->open = true;
+    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    if (!(mpi_assert & MPI_MODE_NOCHECK)) {
+        /* POSTs go out and are known sent before the COMPLETE IRECVs take
+         * the request array */
+        ret = pscw_proc_sync(module, g, PSCW_TAG_POST, true);
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_progress_wait(module, pscw_sends_done, g);
+        }
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, false);
+    }
+    return ret;
 }
 
 int ompi_osc_newrma_post(struct ompi_group_t *group, int mpi_assert, struct ompi_win_t *win)
 {
-    (void) group, (void) mpi_assert, (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    opal_mutex_lock(&module->lock);
+    ret = post_locked(module, group, mpi_assert);
+    opal_mutex_unlock(&module->lock);
+    return ret;
+}
+
+/* The exposure epoch ends once every origin's COMPLETE arrived; the origins
+ * completed their operations (RMA_DONE acknowledged) before sending it. */
+static bool pscw_exposure_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return pscw_reqs_done(&module->pscw_exposure);
+}
+
+static void pscw_exposure_close(ompi_osc_newrma_module_t *module)
+{
+    opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC */
+    ompi_osc_newrma_pscw_group_close(&module->pscw_exposure);
 }
 
 int ompi_osc_newrma_wait(struct ompi_win_t *win)
 {
-    (void) win;
-    return OMPI_ERR_NOT_SUPPORTED;
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret = OMPI_ERR_RMA_SYNC;
+
+    opal_mutex_lock(&module->lock);
+    if (module->pscw_exposure.open) {
+        ret = ompi_osc_newrma_progress_wait(module, pscw_exposure_done, NULL);
+        if (OMPI_SUCCESS == ret) {
+            pscw_exposure_close(module);
+        }
+    }
+    opal_mutex_unlock(&module->lock);
+    return ret;
 }
 
 int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 {
-    (void) win, (void) flag;
-    return OMPI_ERR_NOT_SUPPORTED;
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    *flag = 0;
+    opal_progress();
+    opal_mutex_lock(&module->lock);
+    ret = module->pscw_exposure.open ? ompi_osc_newrma_make_rma_progress_win(module)
+                                     : OMPI_ERR_RMA_SYNC;
+    if (ret >= 0) {
+        ret = OMPI_SUCCESS;
+        if (pscw_exposure_done(module, NULL)) {
+            pscw_exposure_close(module);
+            *flag = 1;
+        }
+    }
+    opal_mutex_unlock(&module->lock);
+    return ret;
 }

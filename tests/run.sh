@@ -31,6 +31,7 @@ variant_args() {
         shm|-) echo "" ;;
         ucx) echo "--mca osc_newrma_shm 0" ;;
         tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self" ;;
+        tcplo) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo" ;;
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
 --mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
 --mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
@@ -86,6 +87,8 @@ run_random() { # np limit variant log flavor epochs sync [acc]
     # epochs are synchronized, so the reference runs it in fence epochs
     local refsync=$sync
     [ -n "$acc" ] && [ "$sync" != fence ] && ref=pt2pt && refsync=fence
+    # PSCW epochs: the same reasoning; osc/pt2pt's PSCW is not the reference
+    [ "$sync" = pscw ] && ref=pt2pt && refsync=fence
     [ "$flavor" = shared ] && ref=sm
     local out="$bindir/random/$flavor.$sync$acc.$np.$variant"; mkdir -p "$bindir/random"
     rm -f "$out".*

@@ -328,7 +328,7 @@ int main(int argc, char **argv)
     how = argc > 3 ? argv[3] : "acc";
     mode = 0 == strcmp(how, "gacc") ? 1 : 0 == strcmp(how, "racc") ? 2 : 0;
     n = argc > 4 ? atoi(argv[4]) : 5;
-    if (2 == mode && MTEST_SYNC_FENCE == sync) {
+    if (2 == mode && mtest_sync_is_active(sync)) {
         mode = 0; /* request-based operations need a passive target epoch */
     }
     /* n elements at stride 2 of the largest type */

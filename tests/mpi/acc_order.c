@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     sync = mtest_sync(argc > 2 ? argv[2] : "lockall");
     ordered = argc > 3 ? 0 != strcmp(argv[3], "none") : 1;
     rounds = argc > 4 ? atoi(argv[4]) : 20;
-    if (!ordered && MTEST_SYNC_FENCE == sync) {
+    if (!ordered && mtest_sync_is_active(sync)) {
         fprintf(stderr, "accumulate_ordering none needs lock or lockall (flushes)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -177,7 +177,7 @@ static void mtest_fill(void *buf, size_t len, uint32_t seed)
 
 /* ---- epochs: the same program under fence, lock and lock_all ---- */
 
-enum { MTEST_SYNC_FENCE, MTEST_SYNC_LOCK, MTEST_SYNC_LOCKALL };
+enum { MTEST_SYNC_FENCE, MTEST_SYNC_LOCK, MTEST_SYNC_LOCKALL, MTEST_SYNC_PSCW };
 
 static int mtest_sync(const char *name)
 {
@@ -187,18 +187,34 @@ static int mtest_sync(const char *name)
         return MTEST_SYNC_LOCK;
     if (0 == strcmp(name, "lockall"))
         return MTEST_SYNC_LOCKALL;
+    if (0 == strcmp(name, "pscw"))
+        return MTEST_SYNC_PSCW;
     fprintf(stderr, "unknown synchronization %s\n", name);
     MPI_Abort(MPI_COMM_WORLD, 2);
     return -1;
 }
 
-/* Open the access epoch of a phase (collective for fence). */
+/* Active target: no flushes, no request-based operations. */
+static int mtest_sync_is_active(int sync)
+{
+    return MTEST_SYNC_FENCE == sync || MTEST_SYNC_PSCW == sync;
+}
+
+/* Open the access epoch of a phase (collective for fence and pscw, where
+ * every rank exposes its window to, and accesses, the whole group). */
 static void mtest_epoch_begin(MPI_Win win, int sync)
 {
+    MPI_Group group;
+
     if (MTEST_SYNC_FENCE == sync) {
         MPI_CHECK(MPI_Win_fence(0, win));
     } else if (MTEST_SYNC_LOCKALL == sync) {
         MPI_CHECK(MPI_Win_lock_all(0, win));
+    } else if (MTEST_SYNC_PSCW == sync) {
+        MPI_CHECK(MPI_Win_get_group(win, &group));
+        MPI_CHECK(MPI_Win_post(group, 0, win));
+        MPI_CHECK(MPI_Win_start(group, 0, win));
+        MPI_Group_free(&group);
     }
 }
 
@@ -227,6 +243,9 @@ static void mtest_epoch_end(MPI_Win win, int sync)
         MPI_CHECK(MPI_Win_fence(0, win));
     } else if (MTEST_SYNC_LOCKALL == sync) {
         MPI_CHECK(MPI_Win_unlock_all(win));
+    } else if (MTEST_SYNC_PSCW == sync) {
+        MPI_CHECK(MPI_Win_complete(win));
+        MPI_CHECK(MPI_Win_wait(win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }

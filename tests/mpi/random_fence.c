@@ -11,14 +11,16 @@
  * locks every target it accesses, shared when several, exclusive when one,
  * MPI_MODE_NOCHECK at random, flushes at random points) or lockall
  * (LOCK_ALL with or without NOCHECK, random flush / flush_local / flush_all
- * / flush_local_all).
+ * / flush_local_all) or pscw (each rank posts to the origins that access
+ * it and starts the targets it accesses, either group possibly empty, and
+ * ends with MPI_Win_wait or an MPI_Win_test loop).
  *
  * With "acc", programs also hold MPI_Accumulate(MPI_SUM) (which may
  * overlap other SUMs: commutative, so the result is order-independent) and
  * MPI_Get_accumulate with SUM, BXOR, REPLACE or NO_OP on regions nobody
  * else touches in the epoch; their fetched results are compared as well.
  *
- * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall] [acc]
+ * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc]
  */
 #include "mtest.h"
 
@@ -87,7 +89,7 @@ static int claim(unsigned char *map, const rop_t *op)
     return 1;
 }
 
-enum { SYNC_FENCE, SYNC_LOCK, SYNC_LOCKALL };
+enum { SYNC_FENCE, SYNC_LOCK, SYNC_LOCKALL, SYNC_PSCW };
 
 /* Open a passive epoch on the targets my ops touch (targets ascending). */
 static void passive_open(int sync, MPI_Win win, const rop_t *ops, int nops, int me, int nprocs,
@@ -111,6 +113,63 @@ static void passive_open(int sync, MPI_Win win, const rop_t *ops, int nops, int 
             MPI_CHECK(MPI_Win_lock(1 == ntargets ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, nocheck,
                                    win));
         }
+    }
+}
+
+/* The group of ranks r with mark[r] set. */
+static MPI_Group marked_group(MPI_Win win, const char *mark, int nprocs)
+{
+    MPI_Group all, g;
+    int *ranks = malloc(sizeof(int) * (size_t) nprocs), n = 0;
+
+    for (int r = 0; r < nprocs; ++r) {
+        if (mark[r]) {
+            ranks[n++] = r;
+        }
+    }
+    MPI_Win_get_group(win, &all);
+    MPI_Group_incl(all, n, ranks, &g);
+    MPI_Group_free(&all);
+    free(ranks);
+    return g;
+}
+
+/* WIN_POST to my origins, WIN_START on my targets. */
+static void pscw_open(MPI_Win win, const rop_t *ops, int nops, int me, int nprocs, char *mark)
+{
+    MPI_Group origins, targets;
+
+    memset(mark, 0, (size_t) nprocs);
+    for (int i = 0; i < nops; ++i) {
+        if (ops[i].target == me) {
+            mark[ops[i].origin] = 1;
+        }
+    }
+    origins = marked_group(win, mark, nprocs);
+    memset(mark, 0, (size_t) nprocs);
+    for (int i = 0; i < nops; ++i) {
+        if (ops[i].origin == me) {
+            mark[ops[i].target] = 1;
+        }
+    }
+    targets = marked_group(win, mark, nprocs);
+    MPI_CHECK(MPI_Win_post(origins, 0, win));
+    MPI_CHECK(MPI_Win_start(targets, 0, win));
+    MPI_Group_free(&origins);
+    MPI_Group_free(&targets);
+}
+
+static void pscw_close(MPI_Win win)
+{
+    int flag = 0;
+
+    MPI_CHECK(MPI_Win_complete(win));
+    if (rng() % 2) {
+        MPI_CHECK(MPI_Win_wait(win));
+        return;
+    }
+    while (!flag) {
+        MPI_CHECK(MPI_Win_test(win, &flag));
     }
 }
 
@@ -189,6 +248,7 @@ int main(int argc, char **argv)
     if (argc > 5) {
         sync = 0 == strcmp(argv[5], "lock")      ? SYNC_LOCK
                : 0 == strcmp(argv[5], "lockall") ? SYNC_LOCKALL
+               : 0 == strcmp(argv[5], "pscw")    ? SYNC_PSCW
                                                  : SYNC_FENCE;
     }
     int acc = argc > 6 && 0 == strcmp(argv[6], "acc");
@@ -219,6 +279,9 @@ int main(int argc, char **argv)
         int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
         if (SYNC_FENCE == sync) {
             MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+        } else if (SYNC_PSCW == sync) {
+            /* WIN_POST's MEM_SYNC and POST order the fill before access */
+            pscw_open(w.win, ops, nops, me, nprocs, locked);
         } else {
             MPI_Barrier(MPI_COMM_WORLD); /* every window is filled */
             passive_open(sync, w.win, ops, nops, me, nprocs, locked);
@@ -257,13 +320,15 @@ int main(int argc, char **argv)
                 MPI_Type_free(&odt);
             if (MPI_INT != tdt)
                 MPI_Type_free(&tdt);
-            if (SYNC_FENCE != sync) {
+            if (SYNC_LOCK == sync || SYNC_LOCKALL == sync) {
                 passive_flush(sync, w.win, op->target);
             }
         }
         closed = (int) (rng() % 3 == 0);
         if (SYNC_FENCE == sync) {
             MPI_CHECK(MPI_Win_fence(closed ? MPI_MODE_NOSUCCEED : 0, w.win));
+        } else if (SYNC_PSCW == sync) {
+            pscw_close(w.win); /* my window is final once WIN_WAIT returns */
         } else {
             passive_close(sync, w.win, nprocs, locked);
             MPI_Barrier(MPI_COMM_WORLD); /* every origin is done with my window */
