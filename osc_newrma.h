@@ -346,8 +346,15 @@ int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_win_event_t event);
 
 /** Verbose output on the osc_newrma_verbose stream. */
+/* The level is tested before the call: the fast paths (every state move)
+ * neither call opal_output_verbose nor evaluate its arguments. */
 #define OSC_NEWRMA_VERBOSE(level, ...)                                                             \
-    opal_output_verbose((level), mca_osc_newrma_component.output, "osc/newrma: " __VA_ARGS__)
+    do {                                                                                           \
+        if (OPAL_UNLIKELY(mca_osc_newrma_component.verbose >= (level))) {                          \
+            opal_output_verbose((level), mca_osc_newrma_component.output,                          \
+                                "osc/newrma: " __VA_ARGS__);                                       \
+        }                                                                                          \
+    } while (0)
 
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t *win)
 {

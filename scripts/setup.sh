@@ -3,7 +3,7 @@
 # Sourced by scripts/test.sh and scripts/demo.sh; usable on its own.
 set -e
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc valgrind gnuplot-nox"
+pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc valgrind gnuplot-nox python3"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,0 +1,759 @@
+/*
+ * osc/newrma benchmark program: one-sided latency, bandwidth, message rate,
+ * empty-epoch cost and window creation, for whichever OSC component mpirun
+ * selected.  The driver (bench/run.py) runs each row in its own mpirun.
+ *
+ * A row is KIND:OP:SYNC:FLAVOR:SIZE, for instance lat:put:lock:allocate:8.
+ *   lat    OP put|get|acc|gacc|fop|cas, SYNC lock|flush|flush_local|fence|pscw:
+ *          microseconds per operation (lock: lock + op + unlock; flush and
+ *          flush_local: op + flush in one lock_all epoch; fence and pscw: the
+ *          OSU ping-pong of two epochs per iteration, halved)
+ *   bw     OP put|get, SYNC flush|fence: MB/s of windows of 64 operations,
+ *          each window closed by one flush (or fence)
+ *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
+ *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
+ *   win    FLAVOR: microseconds per window creation + free (OP, SYNC, SIZE -)
+ * Methodology as OSU's: warm-up iterations, fewer iterations for large
+ * sizes, rank 0 reports; plus the median of --reps repetitions.  Every row
+ * verifies the data it moved at the end and reports "wrong" instead of a
+ * number when it is not right.
+ *
+ * Output, from rank 0, one line per row:
+ *   RESULT <row> <value> <unit>     value: a number, wrong, unsupported or error
+ *
+ * usage: osc_newrma_bench [--iters N] [--reps R] [--break-verify] ROW...
+ *   --break-verify  test hook: verification expects other data, so every
+ *                   data-moving row must report "wrong"
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BW_WINDOW     64
+#define MAX_WIN_BYTES (16u << 20)
+
+typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN } kind_t;
+typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_NONE } op_t;
+typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
+typedef enum { F_CREATE, F_ALLOCATE, F_SHARED, F_DYNAMIC } flavor_t;
+
+typedef struct {
+    char name[128];
+    kind_t kind;
+    op_t op;
+    sync_t sync;
+    flavor_t flavor;
+    size_t size;
+} row_t;
+
+typedef struct {
+    MPI_Win win;
+    char *base;     /* my window memory */
+    char *dyn_mem;  /* dynamic: attached memory */
+    MPI_Aint disp0; /* displacement of the peer's window start */
+    size_t bytes;
+} bwin_t;
+
+static int me, nprocs, peer, base_iters = 1000, reps = 5, break_verify;
+
+static int lookup(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        if (0 == strcmp(s, names[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win"};
+static const char *const op_names[] = {"put", "get", "acc", "gacc", "fop", "cas", "-"};
+static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
+                                         "lockall", "-"};
+static const char *const flavor_names[] = {"create", "allocate", "shared", "dynamic"};
+
+/* Parse KIND:OP:SYNC:FLAVOR:SIZE; 0 on success. */
+static int row_parse(const char *text, row_t *row)
+{
+    char buf[128], *f[5], *save = NULL;
+    int n = 0, v[4];
+
+    snprintf(row->name, sizeof(row->name), "%s", text);
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *t = strtok_r(buf, ":", &save); NULL != t && n < 5; t = strtok_r(NULL, ":", &save)) {
+        f[n++] = t;
+    }
+    if (5 != n) {
+        return -1;
+    }
+    v[0] = lookup(f[0], kind_names, 5);
+    v[1] = lookup(f[1], op_names, 7);
+    v[2] = lookup(f[2], sync_names, 7);
+    v[3] = lookup(f[3], flavor_names, 4);
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) {
+        return -1;
+    }
+    row->kind = (kind_t) v[0];
+    row->op = (op_t) v[1];
+    row->sync = (sync_t) v[2];
+    row->flavor = (flavor_t) v[3];
+    row->size = 0 == strcmp(f[4], "-") ? 0 : strtoull(f[4], NULL, 0);
+    return 0;
+}
+
+/* ---- errors: a failing MPI call ends the run, reported by row ---- */
+
+static const char *current_row = "";
+
+static void fail(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    MPI_Error_string(rc, msg, &len);
+    printf("RESULT %s error %s\n", current_row, what);
+    fprintf(stderr, "rank %d: %s: %s\n", me, what, msg);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (MPI_SUCCESS != rc_) {                                                                  \
+            fail(rc_, #call);                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* ---- windows ---- */
+
+/* Create a window of @p bytes; false (collectively) when the component
+ * cannot create this flavor. */
+static int win_open(bwin_t *w, flavor_t flavor, size_t bytes)
+{
+    MPI_Aint mine = 0;
+    int rc = MPI_SUCCESS, ok, all;
+
+    memset(w, 0, sizeof(*w));
+    w->bytes = bytes;
+    switch (flavor) {
+        case F_CREATE:
+            w->base = malloc(bytes);
+            rc = MPI_Win_create(w->base, (MPI_Aint) bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                &w->win);
+            break;
+        case F_ALLOCATE:
+            rc = MPI_Win_allocate((MPI_Aint) bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->base,
+                                  &w->win);
+            break;
+        case F_SHARED:
+            rc = MPI_Win_allocate_shared((MPI_Aint) bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                         &w->base, &w->win);
+            break;
+        case F_DYNAMIC:
+            rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
+            if (MPI_SUCCESS == rc) {
+                w->dyn_mem = w->base = malloc(bytes);
+                rc = MPI_Win_attach(w->win, w->base, (MPI_Aint) bytes);
+                MPI_Get_address(w->base, &mine);
+            }
+            break;
+    }
+    ok = MPI_SUCCESS == rc;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        return 0;
+    }
+    MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    if (F_DYNAMIC == flavor) {
+        MPI_Aint *all_disp = malloc(sizeof(MPI_Aint) * (size_t) nprocs);
+        MPI_Allgather(&mine, 1, MPI_AINT, all_disp, 1, MPI_AINT, MPI_COMM_WORLD);
+        w->disp0 = all_disp[peer];
+        free(all_disp);
+    }
+    return 1;
+}
+
+static void win_close(bwin_t *w, flavor_t flavor)
+{
+    if (F_DYNAMIC == flavor) {
+        CHECK(MPI_Win_detach(w->win, w->dyn_mem));
+    }
+    CHECK(MPI_Win_free(&w->win));
+    if (F_CREATE == flavor || F_DYNAMIC == flavor) {
+        free(w->base);
+    }
+}
+
+/* Store into my own window memory outside any epoch. */
+static void win_local_fill(bwin_t *w, int byte)
+{
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w->win));
+    memset(w->base, byte, w->bytes);
+    CHECK(MPI_Win_unlock(me, w->win));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Read my own window memory after every epoch is closed. */
+static void win_local_read(bwin_t *w, void *dst, size_t offset, size_t len)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w->win));
+    memcpy(dst, w->base + offset, len);
+    CHECK(MPI_Win_unlock(me, w->win));
+}
+
+static MPI_Group peer_group(MPI_Win win)
+{
+    MPI_Group all, g;
+
+    MPI_Win_get_group(win, &all);
+    MPI_Group_incl(all, 1, &peer, &g);
+    MPI_Group_free(&all);
+    return g;
+}
+
+/* ---- one operation ---- */
+
+typedef struct {
+    bwin_t *w;
+    row_t *row;
+    char *origin;  /* size bytes (per op slot for bw) */
+    char *result;  /* gacc / fop / cas results */
+    int64_t one;   /* acc / fop operand */
+    int64_t count; /* operations issued so far */
+    /* CAS buffers: untouched until the next op, which follows the sync
+     * that completed this one */
+    int64_t cas_compare, cas_new;
+} ctx_t;
+
+static void op_issue(ctx_t *c, size_t offset, char *origin, char *result)
+{
+    MPI_Win win = c->w->win;
+    MPI_Aint disp = c->w->disp0 + (MPI_Aint) offset;
+    int n = (int) c->row->size, n64 = (int) (c->row->size / 8);
+
+    switch (c->row->op) {
+        case O_PUT:
+            CHECK(MPI_Put(origin, n, MPI_BYTE, peer, disp, n, MPI_BYTE, win));
+            break;
+        case O_GET:
+            CHECK(MPI_Get(result, n, MPI_BYTE, peer, disp, n, MPI_BYTE, win));
+            break;
+        case O_ACC:
+            CHECK(MPI_Accumulate(origin, n64, MPI_INT64_T, peer, disp, n64, MPI_INT64_T, MPI_SUM,
+                                 win));
+            break;
+        case O_GACC:
+            CHECK(MPI_Get_accumulate(origin, n64, MPI_INT64_T, result, n64, MPI_INT64_T, peer, disp,
+                                     n64, MPI_INT64_T, MPI_SUM, win));
+            break;
+        case O_FOP:
+            CHECK(MPI_Fetch_and_op(&c->one, result, MPI_INT64_T, peer, disp, MPI_SUM, win));
+            break;
+        case O_CAS:
+            /* count -> count + 1: succeeds every time when ops apply in order */
+            c->cas_compare = c->count;
+            c->cas_new = c->count + 1;
+            CHECK(MPI_Compare_and_swap(&c->cas_new, &c->cas_compare, result, MPI_INT64_T, peer,
+                                       disp, win));
+            break;
+        default:
+            break;
+    }
+    c->count++;
+}
+
+/* ---- latency ---- */
+
+static void epoch_open_fence_or_pscw(ctx_t *c, MPI_Group g, int origin_side)
+{
+    if (S_FENCE == c->row->sync) {
+        CHECK(MPI_Win_fence(0, c->w->win));
+    } else if (origin_side) {
+        CHECK(MPI_Win_start(g, 0, c->w->win));
+    } else {
+        CHECK(MPI_Win_post(g, 0, c->w->win));
+    }
+}
+
+static void epoch_close_fence_or_pscw(ctx_t *c, int origin_side)
+{
+    if (S_FENCE == c->row->sync) {
+        CHECK(MPI_Win_fence(0, c->w->win));
+    } else if (origin_side) {
+        CHECK(MPI_Win_complete(c->w->win));
+    } else {
+        CHECK(MPI_Win_wait(c->w->win));
+    }
+}
+
+/* One half of the OSU active-target ping-pong: @p active issues one op in
+ * an epoch the other side exposes. */
+static void pingpong_half(ctx_t *c, MPI_Group g, int active)
+{
+    epoch_open_fence_or_pscw(c, g, active);
+    if (active) {
+        op_issue(c, 0, c->origin, c->result);
+    }
+    epoch_close_fence_or_pscw(c, active);
+}
+
+/* @p iters timed iterations of a latency row; rank 0's seconds. */
+static double lat_loop(ctx_t *c, int iters)
+{
+    MPI_Win win = c->w->win;
+    MPI_Group g = peer_group(win);
+    double t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    switch (c->row->sync) {
+        case S_LOCK:
+            for (int i = 0; 0 == me && i < iters; ++i) {
+                CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+                op_issue(c, 0, c->origin, c->result);
+                CHECK(MPI_Win_unlock(peer, win));
+            }
+            break;
+        case S_FLUSH:
+        case S_FLUSH_LOCAL:
+            if (0 == me) {
+                CHECK(MPI_Win_lock_all(0, win));
+                for (int i = 0; i < iters; ++i) {
+                    op_issue(c, 0, c->origin, c->result);
+                    CHECK(S_FLUSH == c->row->sync ? MPI_Win_flush(peer, win)
+                                                  : MPI_Win_flush_local(peer, win));
+                }
+                CHECK(MPI_Win_unlock_all(win));
+            }
+            break;
+        default: /* fence, pscw: rank 0 then rank 1 issue; the target exposes */
+            for (int i = 0; i < iters; ++i) {
+                pingpong_half(c, g, 0 == me);
+                pingpong_half(c, g, 1 == me);
+            }
+            break;
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Group_free(&g);
+    return S_FENCE == c->row->sync || S_PSCW == c->row->sync ? t / 2 : t;
+}
+
+/* ---- bandwidth and message rate: windows of BW_WINDOW ops ---- */
+
+static size_t bw_slots(ctx_t *c)
+{
+    size_t slots = c->w->bytes / c->row->size;
+    return slots < BW_WINDOW ? slots : BW_WINDOW;
+}
+
+static double bw_loop(ctx_t *c, int iters)
+{
+    MPI_Win win = c->w->win;
+    size_t slots = bw_slots(c), size = c->row->size;
+    double t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (S_FLUSH == c->row->sync && 0 == me) {
+        CHECK(MPI_Win_lock_all(0, win));
+    }
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        if (S_FENCE == c->row->sync) {
+            CHECK(MPI_Win_fence(0, win));
+        }
+        for (int j = 0; 0 == me && j < BW_WINDOW; ++j) {
+            size_t off = (size_t) j % slots * size;
+            op_issue(c, off, c->origin + off, c->result + off);
+        }
+        if (S_FENCE == c->row->sync) {
+            CHECK(MPI_Win_fence(0, win));
+        } else if (0 == me) {
+            CHECK(MPI_Win_flush(peer, win));
+        }
+    }
+    double t = MPI_Wtime() - t0;
+    if (S_FLUSH == c->row->sync && 0 == me) {
+        CHECK(MPI_Win_unlock_all(win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
+
+/* ---- verification ---- */
+
+/* The byte every PUT carries and every GET must find. */
+static unsigned char pattern(size_t i)
+{
+    return (unsigned char) (0x5A ^ (i * 131) ^ (i >> 7));
+}
+
+/* @p len bytes of slots of @p size bytes, each holding the pattern. */
+static int verify_bytes(const unsigned char *got, size_t len, size_t size, int shift)
+{
+    for (size_t i = 0; i < len; ++i) {
+        if (got[i] != (unsigned char) (pattern(i % size) + shift)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Each origin counted its operations in c->count; the target's int64
+ * elements hold the sum of all operations that reached it. */
+static int verify_row(ctx_t *c, int64_t origin_count)
+{
+    size_t size = c->row->size, span = (K_LAT == c->row->kind) ? size : bw_slots(c) * size;
+    int shift = break_verify ? 1 : 0, ok = 1, all;
+    int64_t from_peer = 0, expect;
+    unsigned char *mem = malloc(span > 8 ? span : 8);
+
+    /* the peer's count of operations that reached me */
+    MPI_Sendrecv(&origin_count, 1, MPI_INT64_T, peer, 0, &from_peer, 1, MPI_INT64_T, peer, 0,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    win_local_read(c->w, mem, 0, span > 8 ? span : 8);
+    expect = from_peer + shift;
+    switch (c->row->op) {
+        case O_PUT:
+            if (from_peer > 0) {
+                ok = verify_bytes(mem, span, size, shift);
+            }
+            break;
+        case O_GET:
+            if (origin_count > 0) {
+                size_t len = K_LAT == c->row->kind ? size : span;
+                ok = verify_bytes((unsigned char *) c->result, len, size, shift);
+            }
+            break;
+        case O_ACC:
+        case O_GACC:
+            /* every op added 1 to each element at offset 0 (latency) or in
+             * its slot (bw rows do not accumulate) */
+            for (size_t e = 0; e < size / 8; ++e) {
+                int64_t v;
+                memcpy(&v, mem + e * 8, 8);
+                ok &= v == expect;
+            }
+            break;
+        case O_FOP:
+        case O_CAS: {
+            int64_t v;
+            memcpy(&v, mem, 8);
+            ok = v == expect;
+            if (origin_count > 0) { /* the last fetch saw the count before it */
+                int64_t last;
+                memcpy(&last, c->result, 8);
+                ok &= last == origin_count - 1 + shift;
+            }
+            break;
+        }
+        default:
+            break;
+    }
+    free(mem);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* ---- rows ---- */
+
+static int iters_for(size_t size, int base)
+{
+    if (size <= 8192) {
+        return base;
+    }
+    long n = (long) base * 8192 / (long) size;
+    return n < 10 ? 10 : (int) n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t) n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report(row_t *row, const char *value, double number, const char *unit)
+{
+    if (0 != me) {
+        return;
+    }
+    if (NULL != value) {
+        printf("RESULT %s %s %s\n", row->name, value, unit);
+    } else {
+        printf("RESULT %s %.4g %s\n", row->name, number, unit);
+    }
+    fflush(stdout);
+}
+
+static size_t row_win_bytes(row_t *row)
+{
+    size_t bytes = row->size < 8 ? 8 : row->size;
+
+    if (K_BW == row->kind || K_RATE == row->kind) {
+        bytes = row->size * BW_WINDOW;
+        if (bytes > MAX_WIN_BYTES) {
+            bytes = row->size > MAX_WIN_BYTES ? row->size : MAX_WIN_BYTES;
+        }
+    }
+    return bytes;
+}
+
+static int row_valid(row_t *row)
+{
+    switch (row->kind) {
+        case K_LAT:
+            if (O_NONE == row->op || row->sync > S_PSCW || row->size < 8) {
+                return 0;
+            }
+            if ((O_ACC == row->op || O_GACC == row->op) && row->size % 8) {
+                return 0;
+            }
+            return (O_FOP != row->op && O_CAS != row->op) || 8 == row->size;
+        case K_BW:
+        case K_RATE:
+            return (O_PUT == row->op || O_GET == row->op) &&
+                   (S_FLUSH == row->sync || S_FENCE == row->sync) && row->size > 0;
+        case K_EMPTY:
+            return S_FENCE == row->sync || S_LOCK == row->sync || S_LOCKALL == row->sync ||
+                   S_PSCW == row->sync;
+        default:
+            return 1;
+    }
+}
+
+/* Latency, bandwidth or message rate. */
+static void run_data_row(row_t *row)
+{
+    bwin_t w;
+    ctx_t c = {.w = &w, .row = row, .one = 1};
+    size_t bytes = row_win_bytes(row);
+    int iters = iters_for(row->size, K_LAT == row->kind ? base_iters : base_iters / 10 + 1);
+    int warmup = iters / 10 + 1;
+    double *t = malloc(sizeof(double) * (size_t) reps);
+
+    if (!win_open(&w, row->flavor, bytes)) {
+        report(row, "unsupported", 0, "-");
+        free(t);
+        return;
+    }
+    c.origin = malloc(bytes);
+    c.result = malloc(bytes);
+    for (size_t i = 0; i < bytes; ++i) {
+        c.origin[i] = (char) pattern(i % (row->size ? row->size : 1));
+    }
+    if (O_ACC == row->op || O_GACC == row->op) {
+        for (size_t e = 0; e < bytes / 8; ++e) {
+            memcpy(c.origin + e * 8, &c.one, 8);
+        }
+    }
+    /* the target's memory: the pattern for GET, zeros for the counters */
+    if (O_GET == row->op) {
+        CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
+        for (size_t i = 0; i < bytes; ++i) {
+            w.base[i] = (char) pattern(i % row->size);
+        }
+        CHECK(MPI_Win_unlock(me, w.win));
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+        win_local_fill(&w, 0);
+    }
+    memset(c.result, 0, bytes);
+    if (K_LAT == row->kind) {
+        (void) lat_loop(&c, warmup);
+    } else {
+        (void) bw_loop(&c, warmup);
+    }
+    for (int r = 0; r < reps; ++r) {
+        t[r] = K_LAT == row->kind ? lat_loop(&c, iters) : bw_loop(&c, iters);
+    }
+    double sec = median(t, reps);
+    int ok = verify_row(&c, c.count);
+    double ops = (double) iters * BW_WINDOW;
+    if (!ok) {
+        report(row, "wrong", 0, "-");
+    } else if (K_LAT == row->kind) {
+        report(row, NULL, sec * 1e6 / iters, "us");
+    } else if (K_BW == row->kind) {
+        report(row, NULL, ops * (double) row->size / sec / 1e6, "MB/s");
+    } else {
+        report(row, NULL, ops / sec / 1e6, "Mmsg/s");
+    }
+    win_close(&w, row->flavor);
+    free(c.origin);
+    free(c.result);
+    free(t);
+}
+
+static double empty_loop(bwin_t *w, sync_t sync, int iters)
+{
+    MPI_Group g = peer_group(w->win);
+    double t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        switch (sync) {
+            case S_FENCE:
+                CHECK(MPI_Win_fence(0, w->win));
+                break;
+            case S_LOCK:
+                CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w->win));
+                CHECK(MPI_Win_unlock(peer, w->win));
+                break;
+            case S_LOCKALL:
+                CHECK(MPI_Win_lock_all(0, w->win));
+                CHECK(MPI_Win_unlock_all(w->win));
+                break;
+            default: /* pscw: each rank exposes to and accesses its peer */
+                CHECK(MPI_Win_post(g, 0, w->win));
+                CHECK(MPI_Win_start(g, 0, w->win));
+                CHECK(MPI_Win_complete(w->win));
+                CHECK(MPI_Win_wait(w->win));
+                break;
+        }
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Group_free(&g);
+    return t;
+}
+
+/* Empty epochs move no data; the window must still hold what was stored. */
+static void run_empty_row(row_t *row)
+{
+    bwin_t w;
+    int iters = base_iters, ok, all;
+    double *t = malloc(sizeof(double) * (size_t) reps);
+    unsigned char got[64];
+
+    if (!win_open(&w, row->flavor, 64)) {
+        report(row, "unsupported", 0, "-");
+        free(t);
+        return;
+    }
+    win_local_fill(&w, 0x33);
+    (void) empty_loop(&w, row->sync, iters / 10 + 1);
+    for (int r = 0; r < reps; ++r) {
+        t[r] = empty_loop(&w, row->sync, iters);
+    }
+    win_local_read(&w, got, 0, sizeof(got));
+    ok = 1;
+    for (size_t i = 0; i < sizeof(got); ++i) {
+        ok &= got[i] == 0x33 + (break_verify ? 1 : 0);
+    }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all) {
+        report(row, NULL, median(t, reps) * 1e6 / iters, "us");
+    } else {
+        report(row, "wrong", 0, "-");
+    }
+    win_close(&w, row->flavor);
+    free(t);
+}
+
+/* Window creation + free; each new window must work: rank 0 PUTs its
+ * iteration number to rank 1's window inside a fence epoch. */
+static void run_win_row(row_t *row)
+{
+    int iters = base_iters / 20 + 2, ok = 1, all;
+    double *t = malloc(sizeof(double) * (size_t) reps), t0;
+    bwin_t w;
+
+    for (int r = 0; r < reps; ++r) {
+        t[r] = 0;
+        for (int i = 0; i < iters; ++i) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            if (!win_open(&w, row->flavor, 4096)) {
+                report(row, "unsupported", 0, "-");
+                free(t);
+                return;
+            }
+            win_close(&w, row->flavor);
+            t[r] += MPI_Wtime() - t0;
+        }
+    }
+    /* one more, checked */
+    if (win_open(&w, row->flavor, 4096)) {
+        int value = 1234, got = 0;
+        win_local_fill(&w, 0);
+        CHECK(MPI_Win_fence(0, w.win));
+        if (0 == me) {
+            CHECK(MPI_Put(&value, 1, MPI_INT, peer, w.disp0, 1, MPI_INT, w.win));
+        }
+        CHECK(MPI_Win_fence(0, w.win));
+        win_local_read(&w, &got, 0, sizeof(got));
+        ok = 1 != me || got == value + (break_verify ? 1 : 0);
+        win_close(&w, row->flavor);
+    }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all) {
+        report(row, NULL, median(t, reps) * 1e6 / iters, "us");
+    } else {
+        report(row, "wrong", 0, "-");
+    }
+    free(t);
+}
+
+static void usage(void)
+{
+    if (0 == me) {
+        fprintf(stderr, "usage: osc_newrma_bench [--iters N] [--reps R] [--break-verify] "
+                        "KIND:OP:SYNC:FLAVOR:SIZE...\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    peer = (me + 1) % nprocs;
+    for (int i = 1; i < argc; ++i) {
+        row_t row;
+        if (0 == strcmp(argv[i], "--iters") && i + 1 < argc) {
+            base_iters = atoi(argv[++i]);
+            continue;
+        }
+        if (0 == strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            continue;
+        }
+        if (0 == strcmp(argv[i], "--break-verify")) {
+            break_verify = 1;
+            continue;
+        }
+        if (0 != row_parse(argv[i], &row) || !row_valid(&row) || base_iters < 1 || reps < 1) {
+            usage();
+            if (0 == me) {
+                printf("RESULT %s error bad-row\n", argv[i]);
+            }
+            MPI_Finalize();
+            return 2;
+        }
+        current_row = row.name;
+        if (K_WIN != row.kind && 2 != nprocs) {
+            /* one origin, one target: the OSU setting */
+            report(&row, "unsupported", 0, "-");
+        } else if (K_WIN == row.kind) {
+            run_win_row(&row);
+        } else if (K_EMPTY == row.kind) {
+            run_empty_row(&row);
+        } else {
+            run_data_row(&row);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""osc/newrma benchmark driver: newrma side by side with osc/rdma, osc/ucx and
+osc/pt2pt.
+
+Every benchmark row runs in its own mpirun under a timeout, so a component
+that crashes or hangs on a row is recorded as `crash` or `hang` and the run
+goes on.  Components are interleaved row by row (their order rotating), and
+with --rounds > 1 the whole row list is run again, so machine drift falls on
+every component alike; a row's value is the median over rounds of the
+program's own median over repetitions.
+
+Results land in OUT/<timestamp>/: results.csv, table-<mode>.md (newrma /
+best other component, wins and losses marked) and PNG plots (gnuplot).  The
+newest table is printed at the end.
+"""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+COMPONENTS = ["newrma", "rdma", "ucx", "pt2pt"]
+OPS = ["put", "get", "acc", "gacc", "fop", "cas"]
+LAT_SYNCS = ["lock", "flush", "flush_local", "fence", "pscw"]
+FLAVORS = ["create", "allocate", "shared", "dynamic"]
+UNITS_HIGHER_BETTER = {"MB/s", "Mmsg/s"}
+STATUS_ORDER = ["wrong", "crash", "hang", "error", "n/a"]
+
+
+def sizes(full):
+    """8 B ... 4 MiB in powers of 4 (--full); every other one (--quick)."""
+    out, s = [], 8
+    while s <= 4 << 20:
+        out.append(s)
+        s *= 4
+    out.append(4 << 20)
+    return out if full else [8, 512, 32768, 2 << 20]
+
+
+def build_rows(full, np_max):
+    """(row, np) pairs in a stable order."""
+    flavors = FLAVORS if full else ["allocate"]
+    rows = []
+    for flavor in flavors:
+        for op in OPS:
+            for sync in LAT_SYNCS:
+                for size in ([8] if op in ("fop", "cas") else sizes(full)):
+                    rows.append((f"lat:{op}:{sync}:{flavor}:{size}", 2))
+        for op in ("put", "get"):
+            for sync in ("flush", "fence"):
+                for size in sizes(full):
+                    rows.append((f"bw:{op}:{sync}:{flavor}:{size}", 2))
+        for sync in ("flush", "fence"):
+            rows.append((f"rate:put:{sync}:{flavor}:8", 2))
+        for sync in ("fence", "lock", "lockall", "pscw"):
+            rows.append((f"empty:-:{sync}:{flavor}:-", 2))
+    for flavor in FLAVORS:
+        rows.append((f"win:-:-:{flavor}:-", 2))
+    for np in range(3, np_max + 1):
+        for flavor in (FLAVORS if full else ["allocate"]):
+            rows.append((f"win:-:-:{flavor}:-", np))
+    return rows
+
+
+def row_label(row, np):
+    kind, op, sync, flavor, size = row.split(":")
+    if kind == "win":
+        return f"win create+free {flavor} np={np}"
+    if kind == "empty":
+        return f"empty {sync} {flavor}"
+    return f"{kind} {op} {sync} {flavor} {human(int(size))}"
+
+
+def human(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def sysdir():
+    out = subprocess.run(["ompi_info", "--path", "pkglibdir", "--parsable"],
+                         capture_output=True, text=True, check=True).stdout
+    return re.search(r"path:pkglibdir:(\S+)", out).group(1)
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.bench = args.bench
+        self.env = dict(os.environ)
+        self.env["OMPI_MCA_mca_base_component_path"] = f"{args.dsodir}:{sysdir()}"
+        self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+
+    def command(self, comp, mode, row, np):
+        cmd = ["mpirun", "-np", str(np), "--oversubscribe", "--bind-to", "none",
+               "--mca", "osc", comp]
+        if np > 2:
+            cmd += ["--mca", "mpi_yield_when_idle", "1"]
+        env = dict(self.env)
+        if mode == "network":
+            env["UCX_TLS"] = "tcp,self"
+            cmd += ["-x", "UCX_TLS", "--mca", "btl", "self,tcp"]
+            if comp == "newrma":
+                cmd += ["--mca", "osc_newrma_shm", "0"]
+        cmd += [self.bench, "--iters", str(self.args.iters), "--reps", str(self.args.reps), row]
+        return cmd, env
+
+    def run(self, comp, mode, row, np):
+        """(value or status, unit)."""
+        if mode == "network" and comp == "rdma":
+            return "n/a", "-"
+        cmd, env = self.command(comp, mode, row, np)
+        # a session of its own, so that a hung mpirun goes with its ranks
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            self.log(comp, mode, row, np, "hang", out, err)
+            return "hang", "-"
+        m = re.search(r"^RESULT (\S+) (\S+) (\S+)", out, re.M)
+        if m and m.group(2) not in ("error",):
+            value, unit = m.group(2), m.group(3)
+            if value == "unsupported":
+                value = "n/a"
+            if proc.returncode != 0 and value not in ("wrong", "n/a"):
+                value = "crash"
+        elif m:
+            value, unit = "error", "-"
+        else:
+            value, unit = "crash", "-"
+        if value in STATUS_ORDER and value != "n/a":
+            self.log(comp, mode, row, np, value, out, err)
+        return value, unit
+
+    def log(self, comp, mode, row, np, status, out, err):
+        name = f"{mode}.{comp}.{row.replace(':', '_')}.np{np}.log"
+        with open(os.path.join(self.args.dir, "logs", name), "w") as f:
+            f.write(f"status: {status}\n")
+            for text in (out, err):
+                if isinstance(text, bytes):
+                    text = text.decode(errors="replace")
+                f.write(text or "")
+
+
+def is_number(v):
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def combine(values):
+    """Median over rounds; a status in any round wins over numbers."""
+    statuses = [v for v in values if not is_number(v)]
+    if statuses:
+        return min(statuses, key=lambda s: STATUS_ORDER.index(s) if s in STATUS_ORDER else 0)
+    return f"{statistics.median(float(v) for v in values):.4g}"
+
+
+def ratio_cell(newrma, others, unit):
+    """(cell text, verdict) with verdict win / loss / tie / None."""
+    nums = [float(v) for v in others if is_number(v)]
+    if not is_number(newrma):
+        return (f"{newrma}", "loss") if nums else ("-", None)
+    if not nums:
+        return ("only newrma", "win") if others else ("-", None)
+    higher = unit in UNITS_HIGHER_BETTER
+    best = max(nums) if higher else min(nums)
+    r = float(newrma) / best if best > 0 else float("inf")
+    better = r > 1 if higher else r < 1
+    if abs(r - 1) <= 0.03:
+        return f"{r:.2f} ≈", "tie"
+    return (f"**{r:.2f} win**", "win") if better else (f"{r:.2f} loss", "loss")
+
+
+def write_table(path, mode, comps, results, order, meta):
+    lines = [f"### {mode} mode: {meta}", "",
+             "| row | unit | " + " | ".join(comps) + " | newrma / best other |",
+             "|---|---|" + "---|" * len(comps) + "---|"]
+    tally = {"win": 0, "loss": 0, "tie": 0}
+    for row, np in order:
+        cells = {c: results.get((mode, row, np, c), ("-", "-")) for c in comps}
+        unit = next((u for v, u in cells.values() if u != "-"), "-")
+        vals = [cells[c][0] for c in comps]
+        text, verdict = ("-", None)
+        if "newrma" in comps:
+            others = [cells[c][0] for c in comps if c != "newrma" and cells[c][0] != "n/a"]
+            text, verdict = ratio_cell(cells["newrma"][0], others, unit)
+        if verdict:
+            tally[verdict] += 1
+        lines.append(f"| {row_label(row, np)} | {unit} | " + " | ".join(vals) + f" | {text} |")
+    lines += ["", f"newrma: {tally['win']} wins, {tally['loss']} losses, {tally['tie']} ties "
+              "(within 3%) against the best other component per row; time rows: lower is "
+              "better, MB/s and Mmsg/s: higher is better.", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return "\n".join(lines)
+
+
+def plot(outdir, mode, comps, results, order):
+    """One PNG per (kind, op, sync): value vs size, a line per component."""
+    if not shutil.which("gnuplot"):
+        print("gnuplot not found: no plots", file=sys.stderr)
+        return
+    groups = {}
+    for row, np in order:
+        kind, op, sync, flavor, size = row.split(":")
+        if kind in ("lat", "bw"):
+            groups.setdefault((kind, op, sync, flavor), []).append((int(size), row, np))
+    for (kind, op, sync, flavor), pts in groups.items():
+        if len(pts) < 2:
+            continue
+        base = f"{mode}-{kind}-{op}-{sync}-{flavor}"
+        series = []
+        for c in comps:
+            data = [(s, results.get((mode, row, np, c), ("-",))[0]) for s, row, np in pts]
+            data = [(s, float(v)) for s, v in data if is_number(v)]
+            if not data:
+                continue
+            dat = os.path.join(outdir, "plots", f"{base}.{c}.dat")
+            with open(dat, "w") as f:
+                f.writelines(f"{s} {v}\n" for s, v in data)
+            series.append(f"'{dat}' using 1:2 with linespoints title 'osc/{c}'")
+        if not series:
+            continue
+        ylabel = "latency (us)" if kind == "lat" else "bandwidth (MB/s)"
+        title = f"{kind} {op} {sync} {flavor} ({mode})"
+        script = "\n".join([
+            "set terminal pngcairo size 800,500" if has_pngcairo() else "set terminal png size 800,500",
+            f"set output '{os.path.join(outdir, 'plots', base + '.png')}'",
+            f"set title '{title}'", "set logscale xy", "set xlabel 'size (bytes)'",
+            f"set ylabel '{ylabel}'", "set key left top", "set grid",
+            "plot " + ", ".join(series), ""])
+        subprocess.run(["gnuplot"], input=script, text=True, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+_PNGCAIRO = None
+
+
+def has_pngcairo():
+    global _PNGCAIRO
+    if _PNGCAIRO is None:
+        out = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True,
+                             text=True).stderr + ""
+        _PNGCAIRO = "pngcairo" in out
+    return _PNGCAIRO
+
+
+def progress(k, n, comp, row, start, tty):
+    line = (f"[{k}/{n}] osc/{comp:<6} {row:<40} elapsed {int(time.time() - start) // 60}m"
+            f"{int(time.time() - start) % 60:02d}s")
+    if tty:
+        sys.stderr.write("\r" + line[:120].ljust(120))
+    else:
+        sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Run the osc/newrma benchmark under several OSC components side by side.",
+        epilog="Rows are named KIND:OP:SYNC:FLAVOR:SIZE (see bench/osc_newrma_bench.c); "
+               "--rows takes a regular expression on those names.")
+    ap.add_argument("--osc", default=",".join(COMPONENTS),
+                    help="comma-separated components (default: %(default)s)")
+    ap.add_argument("--rows", default="", help="regular expression selecting rows, "
+                    "e.g. 'lat:put' or ':fence:' (default: all of the row set)")
+    ap.add_argument("--mode", default="node", choices=["node", "network", "both"],
+                    help="node: node-local paths (default); network: newrma with "
+                    "--mca osc_newrma_shm 0 and every component over TCP (UCX_TLS=tcp,self, "
+                    "btl self,tcp; osc/rdma cannot run there); both: one after the other")
+    ap.add_argument("--out", default=os.path.join(TOP, "results"),
+                    help="results directory; each run writes OUT/<timestamp>/ "
+                    "(default: %(default)s)")
+    size = ap.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", default=True,
+                      help="the default: allocate windows, 4 sizes, one round, short "
+                      "iterations (about 10 minutes on 2 cores)")
+    size.add_argument("--full", action="store_true",
+                      help="every flavor, 8 B..4 MiB in powers of 4, three rounds, OSU-length "
+                      "iterations (about an hour or more)")
+    ap.add_argument("--np-max", type=int, default=4,
+                    help="window creation scaling runs at 2..N ranks (default: %(default)s)")
+    ap.add_argument("--iters", type=int, help="iterations per repetition for small sizes "
+                    "(quick 200, full 1000; large sizes use fewer)")
+    ap.add_argument("--reps", type=int, help="repetitions per row, the median is taken "
+                    "(quick 3, full 5)")
+    ap.add_argument("--rounds", type=int, help="passes over all rows (quick 1, full 3)")
+    ap.add_argument("--timeout", type=int, help="seconds per mpirun before a row counts as "
+                    "hung (quick 30, full 120)")
+    ap.add_argument("--bench", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_bench"),
+                    help="the benchmark program (default: %(default)s)")
+    ap.add_argument("--dsodir", default=os.path.join(TOP, ".libs"),
+                    help="directory of mca_osc_newrma.so (default: %(default)s)")
+    args = ap.parse_args()
+    full = args.full
+    args.iters = args.iters or (1000 if full else 200)
+    args.reps = args.reps or (5 if full else 3)
+    args.rounds = args.rounds or (3 if full else 1)
+    args.timeout = args.timeout or (120 if full else 30)
+    comps = [c for c in args.osc.split(",") if c]
+    modes = ["node", "network"] if args.mode == "both" else [args.mode]
+    order = [(r, np) for r, np in build_rows(full, args.np_max) if re.search(args.rows, r)]
+    if not order:
+        sys.exit(f"no row matches {args.rows!r}")
+    if not os.path.exists(args.bench):
+        sys.exit(f"{args.bench} not built: run 'make -C tests all BUILDDIR=..' first")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    args.dir = os.path.join(args.out, stamp)
+    n = 1
+    while os.path.exists(args.dir):  # two runs within a second
+        stamp = f"{stamp.split('.')[0]}.{n}"
+        args.dir, n = os.path.join(args.out, stamp), n + 1
+    os.makedirs(os.path.join(args.dir, "logs"))
+    os.makedirs(os.path.join(args.dir, "plots"))
+    runner = Runner(args)
+    meta = (f"{datetime.date.today().isoformat()}, {platform.node()}, {os.cpu_count()} cores, "
+            f"{platform.machine()}, {'full' if full else 'quick'} (iters {args.iters}, "
+            f"reps {args.reps}, rounds {args.rounds})")
+    for m in modes:
+        if m == "network" and "rdma" in comps:
+            print("note: osc/rdma cannot run in network mode: it needs an RDMA-capable BTL "
+                  "and the TCP BTL has no put/get; its column shows n/a", file=sys.stderr)
+    raw = {}
+    total = len(order) * len(comps) * len(modes) * args.rounds
+    k, start, tty = 0, time.time(), sys.stderr.isatty()
+    for rnd in range(args.rounds):
+        for m in modes:
+            for i, (row, np) in enumerate(order):
+                shift = (i + rnd) % len(comps)
+                for comp in comps[shift:] + comps[:shift]:
+                    k += 1
+                    progress(k, total, comp, f"{m} {row} np={np}", start, tty)
+                    raw.setdefault((m, row, np, comp), []).append(runner.run(comp, m, row, np))
+    if tty:
+        sys.stderr.write("\n")
+    results = {key: (combine([v for v, _ in vals]),
+                     next((u for _, u in vals if u != "-"), "-")) for key, vals in raw.items()}
+    with open(os.path.join(args.dir, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["mode", "kind", "op", "sync", "flavor", "size", "np", "component", "value",
+                    "unit", "rounds"])
+        for (m, row, np, comp), (value, unit) in results.items():
+            w.writerow([m] + row.split(":") + [np, comp, value, unit,
+                                              " ".join(v for v, _ in raw[(m, row, np, comp)])])
+    tables = []
+    for m in modes:
+        tables.append(write_table(os.path.join(args.dir, f"table-{m}.md"), m, comps, results,
+                                  order, meta))
+        plot(args.dir, m, comps, results, order)
+    latest = os.path.join(args.out, "latest")
+    if os.path.islink(latest) or os.path.exists(latest):
+        os.remove(latest)
+    os.symlink(stamp, latest)
+    print("\n".join(tables))
+    print(f"results: {args.dir} (results.csv, table-*.md, plots/*.png, logs/ of failed rows); "
+          f"{int(time.time() - start)} s")
+
+
+if __name__ == "__main__":
+    main()

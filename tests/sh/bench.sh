@@ -1,0 +1,88 @@
+#!/bin/bash
+# The benchmark harness cannot silently report numbers for wrong data.
+#  1. The benchmark program, on rows of every kind (latency of each op under
+#     each synchronization, bandwidth, message rate, empty epochs, window
+#     creation, across the four flavors) with tiny iteration counts, prints
+#     exactly one well-formed "RESULT row number unit" line per row, on the
+#     shm path and on the UCX path.
+#  2. With the test hook --break-verify (verification expects other data)
+#     every row reports "wrong" instead of a number.
+#  3. A malformed row is refused.
+#  4. The driver (bench/run.py) turns the program's output into a Markdown
+#     table and a CSV, and records a program that hangs, crashes or reports
+#     wrong data as hang, crash or wrong (stand-in programs).
+# usage: bench.sh BINDIR
+bindir=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bench="$bindir/bench/osc_newrma_bench"
+dsodir=${OMPI_MCA_mca_base_component_path%%:*}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+errors=0
+fail() { echo "FAIL: $*"; errors=$((errors + 1)); }
+
+rows="lat:put:lock:allocate:8 lat:get:flush:create:4096 lat:acc:fence:allocate:64
+lat:gacc:flush_local:dynamic:64 lat:fop:pscw:shared:8 lat:cas:lock:create:8
+lat:put:pscw:dynamic:65536 bw:put:fence:allocate:1024 bw:get:flush:dynamic:1024
+rate:put:flush:allocate:8 empty:-:fence:allocate:- empty:-:lock:create:-
+empty:-:lockall:shared:- empty:-:pscw:allocate:- win:-:-:shared:- win:-:-:dynamic:-"
+
+run() { # extra mpirun args... -- bench args...
+    local margs=()
+    while [ "$1" != -- ]; do margs+=("$1"); shift; done
+    shift
+    timeout -k 5 60 mpirun -np 2 --oversubscribe --bind-to none --mca osc newrma "${margs[@]}" \
+        "$bench" --iters 5 --reps 1 "$@" < /dev/null 2>&1
+}
+
+# 1. well-formed numbers, one line per row, on both paths
+for path in "" "--mca osc_newrma_shm 0"; do
+    out=$(run $path -- $rows) || fail "bench exited with $? ($path)"
+    echo "$out"
+    for row in $rows; do
+        n=$(echo "$out" | grep -c "^RESULT $row ")
+        [ "$n" = 1 ] || fail "$row: $n result lines ($path)"
+        echo "$out" | grep -qE "^RESULT $row [0-9.]+(e[+-][0-9]+)? (us|MB/s|Mmsg/s)$" ||
+            fail "$row: no well-formed number ($path)"
+        echo "$out" | grep -qE "^RESULT $row 0(\.0*)? " && fail "$row: zero ($path)"
+    done
+done
+
+# 2. a broken verification turns every row into "wrong"
+out=$(run -- --break-verify $rows) || fail "bench --break-verify exited with $?"
+echo "$out"
+for row in $rows; do
+    echo "$out" | grep -qx "RESULT $row wrong -" || fail "$row: not reported wrong"
+done
+
+# 3. a malformed row
+out=$(run -- lat:put:nosuchsync:allocate:8)
+[ $? != 0 ] && echo "$out" | grep -q "RESULT lat:put:nosuchsync:allocate:8 error bad-row" ||
+    fail "a malformed row was not refused"
+
+# 4. the driver: table and CSV from real runs ...
+drv() { python3 "$top/bench/run.py" --dsodir "$dsodir" --out "$tmp/res" "$@" 2>"$tmp/drv.err"; }
+out=$(drv --osc newrma,pt2pt --rows '^lat:put:lock:allocate:8$|^empty:-:fence' --iters 5 \
+      --reps 1 --np-max 2 --bench "$bench") || fail "driver exited with $?"
+echo "$out"
+table="$tmp/res/latest/table-node.md" csv="$tmp/res/latest/results.csv"
+grep -q "^| row | unit | newrma | pt2pt | newrma / best other |$" "$table" || fail "table header"
+grep -qE "^\| lat put lock allocate 8 B \| us \| [0-9.e+]+ \| [0-9.e+]+ \| .*(win|loss|≈)" "$table" ||
+    fail "table row for lat put lock"
+grep -qE "^\| empty fence allocate \| us \| [0-9.e+]+ \| [0-9.e+]+ \|" "$table" || fail "table row for empty fence"
+[ "$(grep -c '^node,' "$csv")" = 4 ] || fail "CSV: expected 4 data lines"
+grep -qE "^node,lat,put,lock,allocate,8,2,newrma,[0-9.e+]+,us," "$csv" || fail "CSV line for newrma"
+
+# ... and hang, crash and wrong from stand-in programs
+printf '#!/bin/bash\nsleep 60\n' > "$tmp/hang.sh"
+printf '#!/bin/bash\nexit 7\n' > "$tmp/crash.sh"
+printf '#!/bin/bash\n[ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo "RESULT ${!#} wrong -"\nexit 0\n' > "$tmp/wrong.sh"
+chmod +x "$tmp"/*.sh
+for kind in hang crash wrong; do
+    drv --osc newrma --rows '^lat:put:lock:allocate:8$' --timeout 5 --bench "$tmp/$kind.sh" \
+        > "$tmp/out.$kind" || fail "driver with a $kind program exited with $?"
+    grep -qE "^\| lat put lock allocate 8 B \| - \| $kind \|" "$tmp/res/latest/table-node.md" ||
+        { cat "$tmp/out.$kind"; fail "a $kind program was not recorded as $kind"; }
+done
+
+[ $errors = 0 ] && echo " No Errors" || { echo "$errors errors"; exit 1; }
