@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install what is missing (Debian bookworm packages) and build osc/newrma.
-# Sourced by scripts/test.sh and scripts/demo.sh; usable on its own.
+# Run by scripts/test.sh and scripts/bench.sh; usable on its own.
 set -e
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc valgrind gnuplot-nox python3"
