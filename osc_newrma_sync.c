@@ -286,7 +286,8 @@ static bool pscw_access_granted(ompi_osc_newrma_module_t *module, void *arg)
     return OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state;
 }
 
-static bool pscw_sends_done(ompi_osc_newrma_module_t *module, void *arg)
+/* PROGRESS_WAIT condition: every request of the group @p arg is done. */
+static bool pscw_group_done(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) module;
     return pscw_reqs_done((ompi_osc_newrma_pscw_group_t *) arg);
@@ -396,7 +397,7 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
     ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
     if (OMPI_SUCCESS == ret) {
-        ret = ompi_osc_newrma_progress_wait(module, pscw_sends_done, g);
+        ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -436,7 +437,7 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
          * the request array */
         ret = pscw_proc_sync(module, g, PSCW_TAG_POST, true);
         if (OMPI_SUCCESS == ret) {
-            ret = ompi_osc_newrma_progress_wait(module, pscw_sends_done, g);
+            ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
         }
     }
     if (OMPI_SUCCESS == ret) {
@@ -458,12 +459,6 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int mpi_assert, struct ompi
 
 /* The exposure epoch ends once every origin's COMPLETE arrived; the origins
  * completed their operations (RMA_DONE acknowledged) before sending it. */
-static bool pscw_exposure_done(ompi_osc_newrma_module_t *module, void *arg)
-{
-    (void) arg;
-    return pscw_reqs_done(&module->pscw_exposure);
-}
-
 static void pscw_exposure_close(ompi_osc_newrma_module_t *module)
 {
     opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC */
@@ -477,7 +472,7 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
 
     opal_mutex_lock(&module->lock);
     if (module->pscw_exposure.open) {
-        ret = ompi_osc_newrma_progress_wait(module, pscw_exposure_done, NULL);
+        ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, &module->pscw_exposure);
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
@@ -498,7 +493,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
                                      : OMPI_ERR_RMA_SYNC;
     if (ret >= 0) {
         ret = OMPI_SUCCESS;
-        if (pscw_exposure_done(module, NULL)) {
+        if (pscw_reqs_done(&module->pscw_exposure)) {
             pscw_exposure_close(module);
             *flag = 1;
         }

@@ -50,8 +50,7 @@ typedef struct {
 
 typedef struct {
     MPI_Win win;
-    char *base;     /* my window memory */
-    char *dyn_mem;  /* dynamic: attached memory */
+    char *base;     /* my window memory (attached memory for dynamic) */
     MPI_Aint disp0; /* displacement of the peer's window start */
     size_t bytes;
 } bwin_t;
@@ -155,7 +154,7 @@ static int win_open(bwin_t *w, flavor_t flavor, size_t bytes)
         case F_DYNAMIC:
             rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
             if (MPI_SUCCESS == rc) {
-                w->dyn_mem = w->base = malloc(bytes);
+                w->base = malloc(bytes);
                 rc = MPI_Win_attach(w->win, w->base, (MPI_Aint) bytes);
                 MPI_Get_address(w->base, &mine);
             }
@@ -179,7 +178,7 @@ static int win_open(bwin_t *w, flavor_t flavor, size_t bytes)
 static void win_close(bwin_t *w, flavor_t flavor)
 {
     if (F_DYNAMIC == flavor) {
-        CHECK(MPI_Win_detach(w->win, w->dyn_mem));
+        CHECK(MPI_Win_detach(w->win, w->base));
     }
     CHECK(MPI_Win_free(&w->win));
     if (F_CREATE == flavor || F_DYNAMIC == flavor) {
@@ -405,17 +404,18 @@ static int verify_bytes(const unsigned char *got, size_t len, size_t size, int s
 
 /* Each origin counted its operations in c->count; the target's int64
  * elements hold the sum of all operations that reached it. */
-static int verify_row(ctx_t *c, int64_t origin_count)
+static int verify_row(ctx_t *c)
 {
     size_t size = c->row->size, span = (K_LAT == c->row->kind) ? size : bw_slots(c) * size;
+    size_t read = span > 8 ? span : 8;
     int shift = break_verify ? 1 : 0, ok = 1, all;
-    int64_t from_peer = 0, expect;
-    unsigned char *mem = malloc(span > 8 ? span : 8);
+    int64_t origin_count = c->count, from_peer = 0, expect;
+    unsigned char *mem = malloc(read);
 
     /* the peer's count of operations that reached me */
     MPI_Sendrecv(&origin_count, 1, MPI_INT64_T, peer, 0, &from_peer, 1, MPI_INT64_T, peer, 0,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    win_local_read(c->w, mem, 0, span > 8 ? span : 8);
+    win_local_read(c->w, mem, 0, read);
     expect = from_peer + shift;
     switch (c->row->op) {
         case O_PUT:
@@ -425,8 +425,7 @@ static int verify_row(ctx_t *c, int64_t origin_count)
             break;
         case O_GET:
             if (origin_count > 0) {
-                size_t len = K_LAT == c->row->kind ? size : span;
-                ok = verify_bytes((unsigned char *) c->result, len, size, shift);
+                ok = verify_bytes((unsigned char *) c->result, span, size, shift);
             }
             break;
         case O_ACC:
@@ -577,7 +576,7 @@ static void run_data_row(row_t *row)
         t[r] = K_LAT == row->kind ? lat_loop(&c, iters) : bw_loop(&c, iters);
     }
     double sec = median(t, reps);
-    int ok = verify_row(&c, c.count);
+    int ok = verify_row(&c);
     double ops = (double) iters * BW_WINDOW;
     if (!ok) {
         report(row, "wrong", 0, "-");

@@ -132,16 +132,16 @@ class Runner:
             self.log(comp, mode, row, np, "hang", out, err)
             return "hang", "-"
         m = re.search(r"^RESULT (\S+) (\S+) (\S+)", out, re.M)
-        if m and m.group(2) not in ("error",):
+        if m is None:
+            value, unit = "crash", "-"
+        elif m.group(2) == "error":
+            value, unit = "error", "-"
+        else:
             value, unit = m.group(2), m.group(3)
             if value == "unsupported":
                 value = "n/a"
             if proc.returncode != 0 and value not in ("wrong", "n/a"):
                 value = "crash"
-        elif m:
-            value, unit = "error", "-"
-        else:
-            value, unit = "crash", "-"
         if value in STATUS_ORDER and value != "n/a":
             self.log(comp, mode, row, np, value, out, err)
         return value, unit
