@@ -667,6 +667,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     opal_mutex_lock(&module->lock);
     ret = unlock_locked(module, target);
     opal_mutex_unlock(&module->lock);
+    (void) ompi_osc_newrma_agent_progress(); /* as for flushes: direct unlocks never wait */
     return ret;
 }
 
@@ -805,6 +806,11 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
     opal_mutex_lock(&module->lock);
     ret = rank >= 0 ? flush_locked(module, rank, flag) : flush_all_locked(module, flag);
     opal_mutex_unlock(&module->lock);
+    /* A flush of direct (self or node-local) targets completes without
+     * waiting, so a process spinning on direct accesses and flushes (a CAS
+     * mutex on its own window) would never serve the packets and atomics
+     * other origins sent it: give the agent a turn on every flush. */
+    (void) ompi_osc_newrma_agent_progress();
     return ret;
 }
 

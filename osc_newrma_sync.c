@@ -181,6 +181,9 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
     (void) win;
     /* MEM_SYNC: order this process's loads/stores on shared window memory */
     opal_atomic_mb();
+    /* a process polling its window with MPI_Win_sync must still apply the
+     * packets other origins send it */
+    (void) ompi_osc_newrma_agent_progress();
     return OMPI_SUCCESS;
 }
 
