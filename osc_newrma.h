@@ -94,6 +94,9 @@ struct ompi_osc_newrma_component_t {
     /** active-message packets received, processed outside UCX callbacks */
     opal_list_t inbox;
     opal_mutex_t inbox_lock;
+    /** packets for windows still being built, in arrival order; touched
+     * only by the agent (the holder of progress_busy) */
+    opal_list_t held;
     /** one thread at a time in the worker/inbox progress (re-entrance guard
      * of the opal_progress callback, shared with the async thread) */
     ompi_osc_newrma_atomic_t progress_busy;
@@ -225,6 +228,9 @@ struct ompi_osc_newrma_module_t {
     opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */
     bool ready;
+    /** creation finished: the agent delivers its packets (until then a peer
+     * that left the creation's exchange early has them held) */
+    bool built;
 
     /* ---- passive target, origin side ---- */
     /** targets locked in PER_TARGET */

@@ -156,6 +156,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.windows_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.inbox_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.inbox, opal_list_t);
+    OBJ_CONSTRUCT(&component.held, opal_list_t);
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
     ret = opal_hash_table_init(&component.modules, 16);
@@ -189,6 +190,7 @@ static int component_finalize(void)
     OBJ_DESTRUCT(&component.endpoints);
     OBJ_DESTRUCT(&component.modules);
     OBJ_DESTRUCT(&component.inbox);
+    OBJ_DESTRUCT(&component.held);
     OBJ_DESTRUCT(&component.inbox_lock);
     OBJ_DESTRUCT(&component.windows_lock);
     OBJ_DESTRUCT(&component.lock);

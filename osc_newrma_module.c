@@ -17,6 +17,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_lock.h"
+#include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_ucx.h"
@@ -388,17 +389,25 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
 }
 
 /* A packet handler that looked the window up before it was unregistered
- * runs inside the (single) agent: wait for it to leave. */
-static void module_quiesce_agent(void)
+ * runs inside the (single) agent: wait for it to leave, and drop what was
+ * held for a window that never finished creation. */
+static void module_quiesce_agent(ompi_osc_newrma_module_t *module)
 {
-    int32_t idle = 0;
-
-    while (!opal_atomic_compare_exchange_strong_32(&component.progress_busy, &idle, 1)) {
-        idle = 0;
-        sched_yield();
+    ompi_osc_newrma_agent_acquire();
+    if (!module->built) {
+        ompi_osc_newrma_pkt_release_held(module->cid, false);
     }
-    opal_atomic_wmb();
-    component.progress_busy = 0;
+    ompi_osc_newrma_agent_release();
+}
+
+/* Creation is complete: packets held for the window go to the inbox ahead
+ * of later ones, and from now on reach their handlers. */
+static void module_open_to_packets(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_agent_acquire();
+    module->built = true;
+    ompi_osc_newrma_pkt_release_held(module->cid, true);
+    ompi_osc_newrma_agent_release();
 }
 
 static void module_destroy(ompi_osc_newrma_module_t *module)
@@ -406,7 +415,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     opal_list_item_t *item;
 
     module_unregister(module);
-    module_quiesce_agent();
+    module_quiesce_agent(module);
     ompi_osc_newrma_lock_queue_fini(module);
     if (module->pools_ready) {
         (void) ompi_osc_newrma_pool_fini(&module->op_pool);
@@ -563,6 +572,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     *model = MPI_WIN_UNIFIED;
     win->w_osc_module = &module->super;
     module->ready = true;
+    module_open_to_packets(module);
     OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s", module->cid,
                        flavor, module->size, module->config.slots,
                        module->shm.direct ? "direct" : "off");

@@ -317,7 +317,12 @@ static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
     opal_atomic_add_fetch_32(&target->ack_counter, -1);
 }
 
-static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
+static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
+
+/* Hand @p pkt to its handler.  @return false when it was held instead: its
+ * window is registered but still inside creation (a peer that left the
+ * creation's exchange early may already lock and access it). */
+static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_module_t *module = NULL;
 
@@ -326,9 +331,19 @@ static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         if (NULL == module) {
             OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
                                pkt->hdr.cid);
-            return;
+            return true;
+        }
+        if (!module->built) {
+            opal_list_append(&component.held, &pkt->super);
+            return false;
         }
     }
+    pkt_handle(module, pkt);
+    return true;
+}
+
+static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
     switch ((ompi_osc_newrma_pkt_type_t) pkt->hdr.type) {
         case OMPI_OSC_NEWRMA_PKT_PUT:
             pkt_handle_put(module, pkt);
@@ -373,6 +388,12 @@ static void pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
     }
 }
 
+static void pkt_free(ompi_osc_newrma_pkt_t *pkt)
+{
+    OBJ_DESTRUCT(&pkt->super);
+    free(pkt);
+}
+
 static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
 {
     ompi_osc_newrma_pkt_t *pkt;
@@ -392,21 +413,46 @@ int ompi_osc_newrma_pkt_process_inbox(void)
     int count = 0;
 
     while (NULL != (pkt = pkt_dequeue())) {
-        pkt_dispatch(pkt);
-        OBJ_DESTRUCT(&pkt->super);
-        free(pkt);
+        if (pkt_dispatch(pkt)) {
+            pkt_free(pkt);
+        }
         count++;
     }
     return count;
+}
+
+void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver)
+{
+    ompi_osc_newrma_pkt_t *pkt, *next;
+    opal_list_t mine;
+
+    OBJ_CONSTRUCT(&mine, opal_list_t);
+    OPAL_LIST_FOREACH_SAFE(pkt, next, &component.held, ompi_osc_newrma_pkt_t)
+    {
+        if (pkt->hdr.cid == cid) {
+            opal_list_remove_item(&component.held, &pkt->super);
+            opal_list_append(&mine, &pkt->super);
+        }
+    }
+    if (deliver) {
+        /* ahead of anything that arrived later, so per-origin order holds */
+        opal_mutex_lock(&component.inbox_lock);
+        opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &mine);
+        opal_mutex_unlock(&component.inbox_lock);
+    }
+    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&mine))) {
+        pkt_free(pkt);
+    }
+    OBJ_DESTRUCT(&mine);
 }
 
 void ompi_osc_newrma_pkt_drain(void)
 {
     ompi_osc_newrma_pkt_t *pkt;
 
-    while (NULL != (pkt = pkt_dequeue())) {
-        OBJ_DESTRUCT(&pkt->super);
-        free(pkt);
+    while (NULL != (pkt = pkt_dequeue()) ||
+           NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.held))) {
+        pkt_free(pkt);
     }
 }
 

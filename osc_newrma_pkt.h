@@ -158,6 +158,13 @@ void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *pa
 /** Handle every packet in the inbox. @return number handled. */
 int ompi_osc_newrma_pkt_process_inbox(void);
 
+/**
+ * A window's creation is over: its held packets go back to the head of the
+ * inbox (@p deliver) or are dropped (creation failed).  The caller holds the
+ * agent (ompi_osc_newrma_agent_acquire).
+ */
+void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver);
+
 /** Drop packets left in the inbox (component finalize). */
 void ompi_osc_newrma_pkt_drain(void);
 

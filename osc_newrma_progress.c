@@ -6,6 +6,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "opal/runtime/opal_progress.h"
@@ -539,6 +540,22 @@ static int agent_lock_queues(void)
     }
     opal_mutex_unlock(&component.windows_lock);
     return total;
+}
+
+void ompi_osc_newrma_agent_acquire(void)
+{
+    int32_t idle = 0;
+
+    while (!opal_atomic_compare_exchange_strong_32(&component.progress_busy, &idle, 1)) {
+        idle = 0;
+        sched_yield();
+    }
+}
+
+void ompi_osc_newrma_agent_release(void)
+{
+    opal_atomic_wmb();
+    component.progress_busy = 0;
 }
 
 /* Worker, inbox and lock queues, by one thread at a time: the opal_progress

@@ -69,6 +69,11 @@ void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
 /** True when the operation table holds no target element. */
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
+/** Become the agent (wait until no other thread is), so that no packet
+ * handler runs until ompi_osc_newrma_agent_release. */
+void ompi_osc_newrma_agent_acquire(void);
+void ompi_osc_newrma_agent_release(void);
+
 /** The agent's progress: UCX worker, packet inbox, lock queues; skipped
  * (returns -1) while another thread runs it.  No window lock needed. */
 int ompi_osc_newrma_agent_progress(void);
