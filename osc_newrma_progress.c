@@ -71,6 +71,26 @@ static int issue_sync_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     }
 }
 
+/* Location consistency (README, "What it guarantees"): a GET reads the
+ * target's memory directly, so it must not overtake PUT and ACC packets that
+ * the target's agent may not have applied yet.  RMA_DONE covers them; the
+ * GET waits for its acknowledgement.  @return 1: the next op may go, 0: not
+ * yet, or an error. */
+static int packets_applied_before(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
+{
+    int ret;
+
+    if (OMPI_OSC_NEWRMA_OP_GET != op->kind) {
+        return 1;
+    }
+    if (target->am_sent > 0) {
+        ret = ompi_osc_newrma_pkt_rma_done(module, target, op->ep, &target->ack_counter);
+        return OMPI_SUCCESS != ret ? ret : 0;
+    }
+    return 0 == target->ack_counter;
+}
+
 int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
                                      ompi_osc_newrma_target_t *target, int max)
 {
@@ -82,8 +102,12 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     if (!target_may_issue(module, target)) {
         return 0;
     }
-    while ((max < 0 || issued < max) &&
-           NULL != (op = ompi_osc_newrma_target_next_pending(target))) {
+    while ((max < 0 || issued < max) && NULL != (op = target->next_op_to_issue)) {
+        ret = packets_applied_before(module, target, op);
+        if (ret <= 0) {
+            return ret < 0 ? ret : issued;
+        }
+        (void) ompi_osc_newrma_target_next_pending(target);
         ret = ompi_osc_newrma_op_issue(module, target, op);
         if (OMPI_SUCCESS != ret) {
             return ret;
