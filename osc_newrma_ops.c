@@ -378,6 +378,8 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                                            op->target_dt, op->target_count, op->target_addr);
         }
         target->needs_rma_done = true; /* RDMA writes: RMA_DONE is an endpoint flush */
+    } else {
+        target->rdma_reads = true;
     }
     if (contig) {
         return ompi_osc_newrma_ucx_rdma(op, op->ep, s.stream, op->bytes,

@@ -107,6 +107,9 @@ struct ompi_osc_newrma_target_t {
     bool lock_counted;
     /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
+    /** a GET reads the target by RDMA: UNLOCK waits until every op of this
+     * element has completed, or another origin could write under the read */
+    bool rdma_reads;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
     /** channel of the accumulates in flight (accumulate ordering) */

@@ -212,7 +212,7 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
             return ret;
         }
     }
-    if (target->flush_pending > 0) {
+    if (target->flush_pending > 0 || (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
         return OMPI_SUCCESS; /* the next round sends the UNLOCK */
     }
     if (passive_nocheck(module, target->rank)) {
