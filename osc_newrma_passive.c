@@ -747,24 +747,6 @@ static int flush_check(ompi_osc_newrma_module_t *module, int rank)
     return OMPI_SUCCESS;
 }
 
-/* Under an exclusive lock nobody else can look until UNLOCK, so FLUSH needs
- * local completion and ordering only, not the RMA_DONE_ACK round trip. */
-static int flush_exclusive(ompi_osc_newrma_module_t *module, int rank)
-{
-    ompi_osc_newrma_target_t *target;
-    int ret = passive_complete_rank(module, rank, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
-
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    target = ompi_osc_newrma_optable_lookup(&module->table, rank);
-    if (NULL != target && target->am_sent > 0) {
-        /* PUT packets are applied by the target's agent: wait for them */
-        return passive_complete_rank(module, rank, OMPI_OSC_NEWRMA_SYNC_FLUSH);
-    }
-    return ompi_osc_newrma_ucx_fence();
-}
-
 static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
                         ompi_osc_newrma_sync_flag_t flag)
 {
@@ -778,10 +760,8 @@ static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
     if (NULL != peer->lock) {
         return OMPI_SUCCESS;
     }
-    if (OMPI_OSC_NEWRMA_SYNC_FLUSH == flag && MPI_LOCK_EXCLUSIVE == peer->lock_type &&
-        peer->lock_granted && !peer->lock_nocheck) {
-        return flush_exclusive(module, rank);
-    }
+    /* remote completion under every lock type: the target itself may look
+     * (a message from us, then MPI_Win_sync) before UNLOCK */
     return passive_complete_rank(module, rank, flag);
 }
 
