@@ -176,7 +176,15 @@ typedef struct {
 struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
 
+    /** the window lock: take it with ompi_osc_newrma_module_lock */
     opal_mutex_t lock;
+    /** the mutex is used (MPI_THREAD_MULTIPLE); otherwise the window lock
+     * is only the held count below */
+    bool lock_mt;
+    /** the window lock is held (the progress callback keeps out) */
+    int lock_held;
+    /** direct flushes since the agent last had a turn */
+    unsigned int flush_turns;
     ompi_win_t *win;
     ompi_communicator_t *comm;
     uint32_t cid;
@@ -218,6 +226,9 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_peer_t *peers;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
+    /** accumulates take the plain rule (osc_newrma_acc.h): every rank is
+     * node-local and reached directly, so no UCX atomic meets our lock */
+    bool acc_plain;
     /** dynamic: regions attached here; own lock (looked up by AM handlers) */
     opal_list_t attached;
     opal_mutex_t attached_lock;
@@ -365,6 +376,36 @@ int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t *win)
 {
     return (ompi_osc_newrma_module_t *) win->w_osc_module;
+}
+
+/* The window lock.  Without MPI_THREAD_MULTIPLE the only other party that
+ * may enter the window is the progress callback (opal_progress), and it
+ * runs in this same thread: the held count keeps it out, no mutex needed
+ * (an uncontended pthread mutex pair was a third of a node-local PUT). */
+static inline void ompi_osc_newrma_module_lock(ompi_osc_newrma_module_t *module)
+{
+    if (module->lock_mt) {
+        opal_mutex_lock(&module->lock);
+    }
+    module->lock_held++;
+}
+
+static inline void ompi_osc_newrma_module_unlock(ompi_osc_newrma_module_t *module)
+{
+    module->lock_held--;
+    if (module->lock_mt) {
+        opal_mutex_unlock(&module->lock);
+    }
+}
+
+/** @return true with the window lock taken, false when someone holds it. */
+static inline bool ompi_osc_newrma_module_trylock(ompi_osc_newrma_module_t *module)
+{
+    if (module->lock_mt ? 0 != opal_mutex_trylock(&module->lock) : module->lock_held > 0) {
+        return false;
+    }
+    module->lock_held++;
+    return true;
 }
 
 END_C_DECLS

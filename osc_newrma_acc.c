@@ -167,6 +167,8 @@ typedef struct {
     const ompi_osc_newrma_acc_apply_t *a;
     size_t size;
     acc_fast_t fast;
+    /** plain windows: the reduction loop, or NULL for ompi_op_reduce */
+    void (*loop)(char *t, const char *o, size_t n);
 } acc_walk_t;
 
 /* One element with CPU atomics: t target, o operand (NULL: NO_OP), c CAS
@@ -338,13 +340,133 @@ out:
     return ret;
 }
 
+/* ---- plain reductions ----
+ *
+ * Open MPI 4.1.4's op/avx saturates SUM of 8- and 16-bit integers (200 + 100
+ * is 255 as MPI_UINT8_T), where MPI's SUM is C's + (it wraps): the common
+ * ops are reduced here instead, by loops the compiler vectorizes.  Elements
+ * may be unaligned in window memory, hence the aligned(1) types. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+/* one clone per vector width, chosen when the DSO is loaded */
+#    define ACC_VECTORIZE                                                                          \
+        __attribute__((optimize("tree-vectorize"), target_clones("avx512f", "avx2", "default")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#    define ACC_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#else
+#    define ACC_VECTORIZE
+#endif
+
+#define ACC_LOOP(NAME, T, EXPR)                                                                    \
+    typedef T NAME##_t __attribute__((aligned(1), may_alias));                                     \
+    static ACC_VECTORIZE void NAME(char *tp, const char *op, size_t n)                             \
+    {                                                                                              \
+        NAME##_t *restrict t = (NAME##_t *) tp;                                                    \
+        const NAME##_t *restrict o = (const NAME##_t *) op;                                        \
+        for (size_t i = 0; i < n; ++i) {                                                           \
+            t[i] = EXPR;                                                                           \
+        }                                                                                          \
+    }
+
+/* integers as unsigned of their width: two's complement wraps, no UB */
+ACC_LOOP(acc_add_u8, uint8_t, (uint8_t) (t[i] + o[i]))
+ACC_LOOP(acc_add_u16, uint16_t, (uint16_t) (t[i] + o[i]))
+ACC_LOOP(acc_add_u32, uint32_t, t[i] + o[i])
+ACC_LOOP(acc_add_u64, uint64_t, t[i] + o[i])
+ACC_LOOP(acc_and_u8, uint8_t, t[i] & o[i])
+ACC_LOOP(acc_and_u16, uint16_t, t[i] & o[i])
+ACC_LOOP(acc_and_u32, uint32_t, t[i] & o[i])
+ACC_LOOP(acc_and_u64, uint64_t, t[i] & o[i])
+ACC_LOOP(acc_or_u8, uint8_t, t[i] | o[i])
+ACC_LOOP(acc_or_u16, uint16_t, t[i] | o[i])
+ACC_LOOP(acc_or_u32, uint32_t, t[i] | o[i])
+ACC_LOOP(acc_or_u64, uint64_t, t[i] | o[i])
+ACC_LOOP(acc_xor_u8, uint8_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u16, uint16_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u32, uint32_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u64, uint64_t, t[i] ^ o[i])
+ACC_LOOP(acc_add_float, float, t[i] + o[i])
+ACC_LOOP(acc_add_double, double, t[i] + o[i])
+
+typedef void (*acc_loop_fn_t)(char *t, const char *o, size_t n);
+
+/* The loop for @p op on @p basic elements of @p size bytes, or NULL. */
+static acc_loop_fn_t acc_loop(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
+{
+    static const acc_loop_fn_t ints[4][4] = {
+        {acc_add_u8, acc_add_u16, acc_add_u32, acc_add_u64},
+        {acc_and_u8, acc_and_u16, acc_and_u32, acc_and_u64},
+        {acc_or_u8, acc_or_u16, acc_or_u32, acc_or_u64},
+        {acc_xor_u8, acc_xor_u16, acc_xor_u32, acc_xor_u64},
+    };
+    int map = ompi_op_ddt_map[basic->id], width = 1 == size ? 0 : 2 == size ? 1 : 4 == size ? 2 : 3;
+    acc_fast_t fast = acc_fast(op, basic);
+
+    if (ACC_FAST_ADD <= fast && fast <= ACC_FAST_XOR) {
+        return ints[fast - ACC_FAST_ADD][width];
+    }
+    if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_FLOAT == map) {
+        return acc_add_float;
+    }
+    if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_DOUBLE == map) {
+        return acc_add_double;
+    }
+    return NULL;
+}
+
+/* One contiguous piece of a plain window's access, under the lock. */
+static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    const acc_walk_t *w = ctx;
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    size_t rel = offset - a->offset;
+    char *t = (char *) (uintptr_t) addr;
+
+    if (NULL != a->result) {
+        memcpy(a->result + rel, t, len);
+    }
+    if (NULL == a->origin) {
+        return OMPI_SUCCESS; /* NO_OP */
+    }
+    if (NULL != a->compare) {
+        if (0 == memcmp(t, a->compare + rel, len)) {
+            memcpy(t, a->origin + rel, len);
+        }
+    } else if (acc_is_replace(a->op)) {
+        memcpy(t, a->origin + rel, len);
+    } else if (NULL != w->loop) {
+        w->loop(t, a->origin + rel, len / w->size);
+    } else {
+        ompi_op_reduce(a->op, (void *) (a->origin + rel), t, len / w->size, a->basic);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int acc_apply_plain(acc_walk_t *w)
+{
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    int ret;
+
+    if (NULL != a->origin && NULL == a->compare) {
+        w->loop = acc_loop(a->op, a->basic, w->size);
+    }
+    acc_lock(a->lock);
+    ret = ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
+                                                      (uint64_t) (uintptr_t) a->base, a->offset,
+                                                      a->len, acc_segment_plain, (void *) w);
+    acc_unlock(a->lock);
+    return ret;
+}
+
 int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
 {
-    acc_walk_t w = {a, 0, ACC_FAST_NONE};
+    acc_walk_t w = {a, 0, ACC_FAST_NONE, NULL};
 
     ompi_datatype_type_size(a->basic, &w.size);
     if (0 == a->len) {
         return OMPI_SUCCESS;
+    }
+    if (a->plain && acc_lock_free(a->basic)) {
+        return acc_apply_plain(&w);
     }
     if (!acc_lock_free(a->basic)) {
         return acc_apply_locked(a, w.size);
@@ -574,6 +696,7 @@ static int acc_apply_hdr(ompi_osc_newrma_module_t *module,
     a.compare = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? data + hdr->len : NULL;
     a.result = (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ? result : NULL;
     a.lock = &module->my_lock->acc_lock;
+    a.plain = module->acc_plain;
     return ompi_osc_newrma_acc_apply(&a);
 }
 

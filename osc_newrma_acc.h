@@ -3,7 +3,19 @@
  * FETCH_AND_OP, COMPARE_AND_SWAP and their request-based forms).
  *
  * Atomicity is per basic element, between all accumulate-class operations
- * on a location, whichever path they take:
+ * on a location, whichever path they take.  The rule is chosen per window,
+ * the same on every rank (module->acc_plain):
+ *
+ * Plain windows (every rank of the window on this node, and all of them
+ * reach each other's memory with loads and stores: MPI_Win_allocate and
+ * MPI_Win_allocate_shared with osc_newrma_shm 1).  No UCX atomic can reach
+ * the memory, so every accumulate-class call (single-element FETCH_AND_OP
+ * and COMPARE_AND_SWAP included, and packets the agent applies) runs under
+ * the target's accumulate lock with plain loads and stores: a memcpy for
+ * REPLACE and NO_OP, Open MPI's (vectorized) reduction for the others.
+ *
+ * Other windows (a peer may reach the memory through UCX, whose atomics
+ * do not take our lock):
  *  - elements of 1, 2, 4 or 8 bytes are updated with CPU atomics (fetch-add,
  *    fetch-and/or/xor, exchange, or a compare-exchange loop around the
  *    reduction for everything else, floating point included), by
@@ -72,6 +84,10 @@ typedef struct {
     struct ompi_op_t *op;
     /** the target's accumulate lock */
     volatile int32_t *lock;
+    /** the window's atomicity rule (ompi_osc_newrma_module_t::acc_plain):
+     * the whole access under @p lock with plain loads, stores and the
+     * (vectorized) reduction, instead of CPU atomics per element */
+    bool plain;
 } ompi_osc_newrma_acc_apply_t;
 
 /** Apply, atomically per element. */

@@ -509,6 +509,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     if (OMPI_SUCCESS == ret) {
         ret = module_memory(module, base, size);
     }
+    /* the same on every rank: node_comm is the whole window or not */
+    module->acc_plain = OMPI_SUCCESS == ret && module->shm.direct && NULL != module->shm.node_comm &&
+                        ompi_comm_size(module->shm.node_comm) == module->comm_size;
     if (OMPI_SUCCESS == ret && size > 0) {
         ret = ompi_osc_newrma_ucx_mem_map(module->base, size, &module->memh, &module->rkey_packed,
                                           &module->rkey_packed_len);
@@ -536,6 +539,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     }
     module->super = module_template;
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
+    module->lock_mt = component.enable_mpi_threads;
     OBJ_CONSTRUCT(&module->attached, opal_list_t);
     OBJ_CONSTRUCT(&module->attached_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&module->am_received, opal_hash_table_t);
@@ -592,11 +596,11 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     ompi_osc_newrma_target_t *target;
     int ret, slot;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     if ((module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
          !ompi_osc_newrma_win_state_is_fence(module->win_state)) ||
         module->pscw_exposure.open) {
-        opal_mutex_unlock(&module->lock);
+        ompi_osc_newrma_module_unlock(module);
         return OMPI_ERR_RMA_SYNC;
     }
     /* ops posted after the last FENCE (an erroneous program) still complete */
@@ -609,7 +613,7 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     }
     ret = ompi_osc_newrma_progress_wait(module, free_ready, NULL);
     module->ready = false;
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

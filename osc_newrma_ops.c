@@ -249,7 +249,8 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
 /* A node-local or own target: apply the accumulate in place, atomically
  * per element, with the target's accumulate lock for what CPU atomics
  * cannot do. */
-static int rma_direct_acc(const rma_args_t *a, char *target, size_t bytes, volatile int32_t *lock)
+static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a, char *target,
+                          size_t bytes, volatile int32_t *lock)
 {
     ompi_osc_newrma_acc_apply_t ap = {0};
     bool fetch = ompi_osc_newrma_op_kind_fetches(a->kind), own_origin = false, own_result = false;
@@ -283,6 +284,7 @@ static int rma_direct_acc(const rma_args_t *a, char *target, size_t bytes, volat
     ap.basic = a->basic;
     ap.op = a->op;
     ap.lock = lock;
+    ap.plain = module->acc_plain;
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_acc_apply(&ap);
     }
@@ -590,7 +592,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
         return ret;
     }
     if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind)) {
-        return rma_direct_acc(a, mem.direct, bytes, &module->peers[a->target].lock->acc_lock);
+        return rma_direct_acc(module, a, mem.direct, bytes, &module->peers[a->target].lock->acc_lock);
     }
     if (NULL != mem.direct) {
         return rma_direct(a, mem.direct, bytes);
@@ -616,7 +618,7 @@ static int rma_op_locked(struct ompi_win_t *win, rma_args_t *a, bool *queued)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     *queued = false;
     /* request-based operations belong to passive target epochs */
     if (NULL != a->request && !ompi_osc_newrma_win_state_is_passive(module->win_state)) {
@@ -624,7 +626,7 @@ static int rma_op_locked(struct ompi_win_t *win, rma_args_t *a, bool *queued)
     } else {
         ret = rma_op(module, a, queued);
     }
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(20, "%s to rank %d failed: %d", rma_kind_name(a->kind), a->target, ret);
     }

@@ -653,9 +653,9 @@ int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = lock_locked(module, lock_type, target, mpi_assert);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -664,10 +664,10 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = unlock_locked(module, target);
-    opal_mutex_unlock(&module->lock);
-    (void) ompi_osc_newrma_agent_progress(); /* as for flushes: direct unlocks never wait */
+    ompi_osc_newrma_module_unlock(module);
+    ompi_osc_newrma_agent_turn(module); /* as for flushes: direct unlocks never wait */
     return ret;
 }
 
@@ -678,7 +678,7 @@ int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     /* NOCHECK: no lock is taken, straight to LOCK_ALL_GRANTED */
     ret = ompi_osc_newrma_win_state_move(module, (mpi_assert & MPI_MODE_NOCHECK)
                                                      ? OMPI_OSC_NEWRMA_EV_LOCK_ALL_NOCHECK
@@ -686,7 +686,7 @@ int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
     if (OMPI_SUCCESS == ret) {
         module->lock_all_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
     }
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -726,9 +726,9 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = unlock_all_locked(module);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -783,14 +783,10 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = rank >= 0 ? flush_locked(module, rank, flag) : flush_all_locked(module, flag);
-    opal_mutex_unlock(&module->lock);
-    /* A flush of direct (self or node-local) targets completes without
-     * waiting, so a process spinning on direct accesses and flushes (a CAS
-     * mutex on its own window) would never serve the packets and atomics
-     * other origins sent it: give the agent a turn on every flush. */
-    (void) ompi_osc_newrma_agent_progress();
+    ompi_osc_newrma_module_unlock(module);
+    ompi_osc_newrma_agent_turn(module);
     return ret;
 }
 

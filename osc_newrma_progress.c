@@ -303,12 +303,12 @@ int ompi_osc_newrma_make_rma_progress_global(void)
     rc = opal_hash_table_get_first_key_uint32(&component.modules, &key, (void **) &module, &node);
     while (OPAL_SUCCESS == rc) {
         /* a window whose lock is taken is being progressed by its owner */
-        if (0 == opal_mutex_trylock(&module->lock)) {
+        if (ompi_osc_newrma_module_trylock(module)) {
             if (module->ready) {
                 ret = ompi_osc_newrma_make_rma_progress_win(module);
                 total += ret > 0 ? ret : 0;
             }
-            opal_mutex_unlock(&module->lock);
+            ompi_osc_newrma_module_unlock(module);
         }
         rc = opal_hash_table_get_next_key_uint32(&component.modules, &key, (void **) &module, node,
                                                  &node);
@@ -330,9 +330,9 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
         if (cond(module, arg)) {
             return OMPI_SUCCESS;
         }
-        opal_mutex_unlock(&module->lock);
+        ompi_osc_newrma_module_unlock(module);
         opal_progress();
-        opal_mutex_lock(&module->lock);
+        ompi_osc_newrma_module_lock(module);
     }
 }
 
@@ -599,6 +599,15 @@ int ompi_osc_newrma_agent_progress(void)
     opal_atomic_wmb();
     component.progress_busy = 0;
     return count;
+}
+
+void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
+{
+    if (0 == opal_list_get_size(&component.inbox) &&
+        0 != (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY)) {
+        return;
+    }
+    (void) ompi_osc_newrma_agent_progress();
 }
 
 int ompi_osc_newrma_progress_cb(void)

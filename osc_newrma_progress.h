@@ -69,6 +69,14 @@ void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
 /** True when the operation table holds no target element. */
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
+/** A direct flush, unlock or MPI_Win_sync completes without waiting, so a
+ * process spinning on them (a CAS mutex in its own window) would never
+ * serve the packets and UCX atomics other origins send it.  A turn on every
+ * call costs a worker progress; it is given when packets wait in the inbox
+ * and otherwise on every OMPI_OSC_NEWRMA_AGENT_TURN_EVERY-th call. */
+#define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
+void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);
+
 /** Become the agent (wait until no other thread is), so that no packet
  * handler runs until ompi_osc_newrma_agent_release. */
 void ompi_osc_newrma_agent_acquire(void);

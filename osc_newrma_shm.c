@@ -85,8 +85,11 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
-    /* the node's lock words come first, one cache line per rank */
-    ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lock_word_t) * (size_t) node_size, page, size_t);
+    /* the node's lock words come first, one cache line per rank, then the
+     * barrier's line */
+    ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lock_word_t) * (size_t) node_size +
+                          sizeof(ompi_osc_newrma_shm_barrier_t),
+                      page, size_t);
     for (int i = 0; i < node_size; ++i) {
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
     }
@@ -95,6 +98,9 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         goto out;
     }
     words = (ompi_osc_newrma_lock_word_t *) module->shm.seg_base;
+    module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
+    module->shm.node_size = node_size;
+    module->shm.whole = node_size == module->comm_size;
     offset = ctrl;
     /* contiguous by default: rank r's memory follows rank r-1's (MPI-3.1 11.2.3) */
     for (int i = 0; i < node_size; ++i) {
@@ -143,6 +149,29 @@ void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module)
         ompi_comm_free(&module->shm.node_comm);
         module->shm.node_comm = NULL;
     }
+}
+
+int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_shm_barrier_t *b = module->shm.barrier;
+    int32_t ticket = b->generation;
+
+    opal_atomic_rmb(); /* the generation is read before we count ourselves */
+    if (opal_atomic_add_fetch_32(&b->arrived, 1) == module->shm.node_size) {
+        b->arrived = 0; /* nobody arrives again before the generation moves */
+        opal_atomic_wmb();
+        b->generation = ticket + 1;
+    }
+    return ticket;
+}
+
+bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket)
+{
+    if (module->shm.barrier->generation == ticket) {
+        return false;
+    }
+    opal_atomic_rmb(); /* what the others stored before arriving is visible */
+    return true;
 }
 
 int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module)

@@ -90,6 +90,32 @@ static int fence_finish_previous(ompi_osc_newrma_module_t *module)
     return ompi_osc_newrma_progress_wait(module, fence_req_done, NULL);
 }
 
+static bool fence_shm_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    return ompi_osc_newrma_shm_barrier_done(module, *(int32_t *) arg);
+}
+
+/* The window is one node: the PROC_SYNC is the segment's barrier, no
+ * collective through coll.  Waiting drives progress, since a peer may still
+ * need our agent to acknowledge its RMA_DONE before it can arrive. */
+static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event_t event)
+{
+    int32_t ticket;
+    int ret;
+
+    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
+    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_win_state_move(module, event);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER_DONE);
+    }
+    opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC */
+    return ret;
+}
+
 static int fence_noprecede(ompi_osc_newrma_module_t *module)
 {
     int ret;
@@ -110,13 +136,11 @@ static int fence_noprecede(ompi_osc_newrma_module_t *module)
     return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
 }
 
+/* After fence_complete_ops: the IBARRIER, waited for. */
 static int fence_full(ompi_osc_newrma_module_t *module)
 {
-    int ret = fence_complete_ops(module);
+    int ret;
 
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
     ret = fence_ibarrier(module);
     if (OMPI_SUCCESS != ret) {
@@ -151,10 +175,15 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
     }
     /* NOPRECEDE promises no operations to complete; if the user broke the
      * promise, complete them anyway rather than lose them */
-    if ((mpi_assert & MPI_MODE_NOPRECEDE) && 0 == module->table.num_targets) {
-        ret = fence_noprecede(module);
+    if (!(mpi_assert & MPI_MODE_NOPRECEDE) || 0 != module->table.num_targets) {
+        ret = fence_complete_ops(module);
+        if (OMPI_SUCCESS == ret) {
+            ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER)
+                                    : fence_full(module);
+        }
     } else {
-        ret = fence_full(module);
+        ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE)
+                                : fence_noprecede(module);
     }
     if (OMPI_SUCCESS == ret) {
         fence_forget_regions(module);
@@ -170,20 +199,19 @@ int ompi_osc_newrma_fence(int mpi_assert, struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = fence_locked(module, mpi_assert);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
 int ompi_osc_newrma_sync(struct ompi_win_t *win)
 {
-    (void) win;
     /* MEM_SYNC: order this process's loads/stores on shared window memory */
     opal_atomic_mb();
     /* a process polling its window with MPI_Win_sync must still apply the
      * packets other origins send it */
-    (void) ompi_osc_newrma_agent_progress();
+    ompi_osc_newrma_agent_turn(ompi_osc_newrma_module(win));
     return OMPI_SUCCESS;
 }
 
@@ -371,9 +399,9 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct omp
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = start_locked(module, group, mpi_assert);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -415,9 +443,9 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = complete_locked(module);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -454,9 +482,9 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int mpi_assert, struct ompi
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = post_locked(module, group, mpi_assert);
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -473,14 +501,14 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret = OMPI_ERR_RMA_SYNC;
 
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     if (module->pscw_exposure.open) {
         ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, &module->pscw_exposure);
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
     }
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
 
@@ -491,7 +519,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 
     *flag = 0;
     opal_progress();
-    opal_mutex_lock(&module->lock);
+    ompi_osc_newrma_module_lock(module);
     ret = module->pscw_exposure.open ? ompi_osc_newrma_make_rma_progress_win(module)
                                      : OMPI_ERR_RMA_SYNC;
     if (ret >= 0) {
@@ -501,6 +529,6 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
             *flag = 1;
         }
     }
-    opal_mutex_unlock(&module->lock);
+    ompi_osc_newrma_module_unlock(module);
     return ret;
 }
