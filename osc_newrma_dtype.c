@@ -12,26 +12,6 @@
 
 #define OSC_NEWRMA_IOV_BATCH 64
 
-bool ompi_osc_newrma_dtype_contig(struct ompi_datatype_t *dt, int count, ptrdiff_t *offset_p)
-{
-    ptrdiff_t true_lb, true_extent;
-
-    if (!ompi_datatype_is_contiguous_memory_layout(dt, count)) {
-        return false;
-    }
-    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
-    *offset_p = true_lb;
-    return true;
-}
-
-size_t ompi_osc_newrma_dtype_bytes(struct ompi_datatype_t *dt, int count)
-{
-    size_t size;
-
-    ompi_datatype_type_size(dt, &size);
-    return size * (size_t) count;
-}
-
 void ompi_osc_newrma_dtype_span(struct ompi_datatype_t *dt, int count, ptrdiff_t *lo_p,
                                 ptrdiff_t *hi_p)
 {

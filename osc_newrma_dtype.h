@@ -14,16 +14,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ompi_datatype_t;
+#include "ompi/datatype/ompi_datatype.h"
+
+/* Inline: every RMA call asks both on its origin and target types. */
 
 /**
  * @return true when @p count elements of @p dt form one contiguous block;
  *         *offset_p is then the block's offset from the buffer address.
  */
-bool ompi_osc_newrma_dtype_contig(struct ompi_datatype_t *dt, int count, ptrdiff_t *offset_p);
+static inline bool ompi_osc_newrma_dtype_contig(struct ompi_datatype_t *dt, int count,
+                                                ptrdiff_t *offset_p)
+{
+    ptrdiff_t true_lb, true_extent;
+
+    if (!ompi_datatype_is_contiguous_memory_layout(dt, count)) {
+        return false;
+    }
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    *offset_p = true_lb;
+    return true;
+}
 
 /** Bytes of data (type size times count). */
-size_t ompi_osc_newrma_dtype_bytes(struct ompi_datatype_t *dt, int count);
+static inline size_t ompi_osc_newrma_dtype_bytes(struct ompi_datatype_t *dt, int count)
+{
+    size_t size;
+
+    ompi_datatype_type_size(dt, &size);
+    return size * (size_t) count;
+}
 
 /**
  * Byte range [*lo_p, *hi_p) that @p count elements of @p dt touch, relative

@@ -38,13 +38,17 @@ bool ompi_osc_newrma_lock_word_try_enter(ompi_osc_newrma_lock_word_t *word, int 
         }
         opal_atomic_add_fetch_32(&word->read, 1);
     }
-    opal_atomic_mb(); /* MEM_SYNC after PROC_SYNC (lock granted) */
+    /* MEM_SYNC after PROC_SYNC (lock granted): an acquire fence keeps the
+     * epoch's loads and stores after the check; a full barrier is not needed */
+    opal_atomic_rmb();
     return true;
 }
 
 void ompi_osc_newrma_lock_word_release(ompi_osc_newrma_lock_word_t *word, int lock_type)
 {
-    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC (lock released) */
+    /* MEM_SYNC before PROC_SYNC (lock released): a release fence keeps the
+     * epoch's loads and stores before the counter updates below */
+    opal_atomic_wmb();
     if (MPI_LOCK_EXCLUSIVE == lock_type) {
         opal_atomic_add_fetch_32(&word->read, 1);
     }
@@ -76,9 +80,11 @@ int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int ra
 {
     direct_wait_t wait = {module->peers[rank].lock, lock_type, 0};
 
-    /* requests that already arrived for my own word draw their tickets
-     * first: an application that only locks itself must not starve them */
-    (void) ompi_osc_newrma_agent_progress();
+    /* requests that arrived for my own word draw their tickets first: an
+     * application that only locks itself must not starve them */
+    if (rank == module->my_rank) {
+        ompi_osc_newrma_agent_turn(module);
+    }
     wait.ticket = ompi_osc_newrma_lock_word_ticket(wait.word);
     if (ompi_osc_newrma_lock_word_try_enter(wait.word, lock_type, wait.ticket)) {
         return OMPI_SUCCESS;

@@ -214,6 +214,16 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
     char *bounce;
     int ret;
 
+    if (ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) &&
+        ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
+        /* the common case: one block each side, no convertor */
+        if (OMPI_OSC_NEWRMA_OP_PUT == a->kind) {
+            memcpy(target + toff, (char *) a->origin_addr + ooff, bytes);
+        } else {
+            memcpy((char *) a->origin_addr + ooff, target + toff, bytes);
+        }
+        return OMPI_SUCCESS;
+    }
     if (ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff)) {
         /* the convertor copies straight between user layout and target block */
         return OMPI_OSC_NEWRMA_OP_PUT == a->kind

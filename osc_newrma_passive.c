@@ -575,8 +575,10 @@ static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
     int ret = OMPI_SUCCESS;
 
     if (NULL != peer->lock) {
-        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-        if (!passive_nocheck(module, rank)) {
+        if (passive_nocheck(module, rank)) {
+            opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+        } else {
+            /* releasing the word is the MEM_SYNC and the PROC_SYNC */
             ret = ompi_osc_newrma_lock_direct_release(module, rank, peer->lock_type);
         }
     } else if (peer->lock_granted && !passive_nocheck(module, rank) &&
