@@ -162,6 +162,15 @@ OBJ_CLASS_DECLARATION(ompi_osc_newrma_region_t);
 ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
                                                       uint64_t hi);
 
+/**
+ * Whether regions of @p regions, adjacent one to the next, together hold all
+ * of [lo, hi); if so *@p run_lo and *@p run_hi are the bounds of those
+ * regions (the first one's base, the last one's end).  The caller holds the
+ * lock protecting the list.
+ */
+bool ompi_osc_newrma_region_run(opal_list_t *regions, uint64_t lo, uint64_t hi, uint64_t *run_lo,
+                                uint64_t *run_hi);
+
 /** One side of PSCW (the access group of WIN_START or the exposure group of
  * WIN_POST): the group as sorted ranks of the window's communicator and the
  * PROC_SYNC requests (POST or COMPLETE messages) still outstanding. */
@@ -231,6 +240,9 @@ struct ompi_osc_newrma_module_t {
     bool acc_plain;
     /** dynamic: regions attached here; own lock (looked up by AM handlers) */
     opal_list_t attached;
+    /** dynamic: registrations of runs of adjacent attached regions that one
+     * access spans (made on a peer's region query, dropped with a member) */
+    opal_list_t attached_runs;
     opal_mutex_t attached_lock;
     /** target side of PUT packets: origin rank -> packets applied and not
      * yet acknowledged; RMA_DONEs waiting for more packets */

@@ -425,6 +425,9 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     module_peers_free(module);
     ompi_osc_newrma_ucx_mem_unmap(module->memh, module->rkey_packed);
     ompi_osc_newrma_shm_free(module);
+    while (NULL != (item = opal_list_remove_first(&module->attached_runs))) {
+        OBJ_RELEASE(item);
+    }
     while (NULL != (item = opal_list_remove_first(&module->attached))) {
         OBJ_RELEASE(item);
     }
@@ -434,6 +437,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
     }
+    OBJ_DESTRUCT(&module->attached_runs);
     OBJ_DESTRUCT(&module->attached);
     OBJ_DESTRUCT(&module->attached_lock);
     while (NULL != (item = opal_list_remove_first(&module->am_pending_done))) {
@@ -541,6 +545,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
     module->lock_mt = component.enable_mpi_threads;
     OBJ_CONSTRUCT(&module->attached, opal_list_t);
+    OBJ_CONSTRUCT(&module->attached_runs, opal_list_t);
     OBJ_CONSTRUCT(&module->attached_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&module->am_received, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->am_pending_done, opal_list_t);
@@ -653,6 +658,42 @@ ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint
     return NULL;
 }
 
+/* The region holding byte @p addr, or NULL. */
+static ompi_osc_newrma_region_t *region_at(opal_list_t *regions, uint64_t addr)
+{
+    ompi_osc_newrma_region_t *region;
+
+    OPAL_LIST_FOREACH(region, regions, ompi_osc_newrma_region_t)
+    {
+        if (addr >= region->base && addr < region->base + region->len) {
+            return region;
+        }
+    }
+    return NULL;
+}
+
+bool ompi_osc_newrma_region_run(opal_list_t *regions, uint64_t lo, uint64_t hi, uint64_t *run_lo,
+                                uint64_t *run_hi)
+{
+    ompi_osc_newrma_region_t *region = region_at(regions, lo);
+
+    if (NULL == region) {
+        return false;
+    }
+    *run_lo = region->base;
+    *run_hi = region->base + region->len;
+    /* regions never overlap (attach refuses it): the next one starts where
+     * this one ends */
+    while (*run_hi < hi) {
+        region = region_at(regions, *run_hi);
+        if (NULL == region) {
+            return false;
+        }
+        *run_hi = region->base + region->len;
+    }
+    return true;
+}
+
 static bool regions_overlap(ompi_osc_newrma_module_t *module, uint64_t base, size_t len)
 {
     ompi_osc_newrma_region_t *region;
@@ -701,6 +742,20 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     return ret;
 }
 
+/* A run registration that held detached memory goes with it. */
+static void detach_runs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_region_t *detached)
+{
+    ompi_osc_newrma_region_t *run, *next;
+
+    OPAL_LIST_FOREACH_SAFE(run, next, &module->attached_runs, ompi_osc_newrma_region_t)
+    {
+        if (run->base < detached->base + detached->len && detached->base < run->base + run->len) {
+            opal_list_remove_item(&module->attached_runs, &run->super);
+            OBJ_RELEASE(run);
+        }
+    }
+}
+
 int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
@@ -719,6 +774,7 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
     }
     if (NULL != found) {
         opal_list_remove_item(&module->attached, &found->super);
+        detach_runs(module, found);
     }
     opal_mutex_unlock(&module->attached_lock);
     if (NULL == found) {
@@ -730,29 +786,46 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
 
 /* ---- shared windows ---- */
 
+/* MPI-4 semantics for every flavor: a rank's memory is answered when this
+ * process can load and store it (a shared segment, or its own memory),
+ * size 0 and NULL otherwise; a rank that exposes no bytes answers NULL too,
+ * even inside a noncontiguous segment where it holds a placeholder address. */
+static bool shared_query_visible(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor || 0 == peer->size || NULL == peer->shm_base) {
+        return false;
+    }
+    return rank == module->my_rank || module->shm.active;
+}
+
 int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size, int *disp_unit,
                                  void *baseptr)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     ompi_osc_newrma_peer_t *peer = NULL;
 
-    if (!module->shm.active) {
-        return OMPI_ERR_RMA_FLAVOR;
-    }
     if (MPI_PROC_NULL == rank) {
         /* the lowest rank that exposes memory */
         for (int i = 0; i < module->comm_size && NULL == peer; ++i) {
-            if (module->peers[i].size > 0 && NULL != module->peers[i].shm_base) {
+            if (shared_query_visible(module, i)) {
                 peer = &module->peers[i];
             }
         }
-    } else if (rank >= 0 && rank < module->comm_size && NULL != module->peers[rank].shm_base) {
-        peer = &module->peers[rank];
     } else if (rank < 0 || rank >= module->comm_size) {
         return OMPI_ERR_BAD_PARAM;
+    } else if (shared_query_visible(module, rank)) {
+        peer = &module->peers[rank];
     }
-    *size = NULL != peer ? peer->size : 0;
-    *disp_unit = NULL != peer ? peer->disp_unit : module->disp_unit;
-    *(void **) baseptr = NULL != peer ? peer->shm_base : NULL;
+    if (NULL != peer) {
+        *size = peer->size;
+        *disp_unit = peer->disp_unit;
+        *(void **) baseptr = peer->shm_base;
+    } else {
+        *size = 0;
+        *disp_unit = rank >= 0 ? module->peers[rank].disp_unit : module->disp_unit;
+        *(void **) baseptr = NULL;
+    }
     return OMPI_SUCCESS;
 }

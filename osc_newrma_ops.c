@@ -93,13 +93,15 @@ static int rma_peer_rkey(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h ep
     return OMPI_SUCCESS;
 }
 
-/* Dynamic window, my own memory: the range must lie in an attached region. */
+/* Dynamic window, my own memory: the range must lie in attached memory (one
+ * region, or adjacent ones). */
 static bool rma_local_attached(ompi_osc_newrma_module_t *module, uint64_t lo, uint64_t hi)
 {
+    uint64_t run_lo, run_hi;
     bool found;
 
     opal_mutex_lock(&module->attached_lock);
-    found = NULL != ompi_osc_newrma_region_find(&module->attached, lo, hi);
+    found = ompi_osc_newrma_region_run(&module->attached, lo, hi, &run_lo, &run_hi);
     opal_mutex_unlock(&module->attached_lock);
     return found;
 }
@@ -573,11 +575,14 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     rma_target_mem_t mem;
     int ret;
 
+    if (MPI_PROC_NULL == a->target) {
+        return OMPI_SUCCESS; /* in any epoch or none, as osc/rdma and osc/pt2pt */
+    }
     if (!ompi_osc_newrma_win_state_is_access(module->win_state)) {
         return OMPI_ERR_RMA_SYNC;
     }
-    if (MPI_PROC_NULL == a->target) {
-        return OMPI_SUCCESS;
+    if (OPAL_UNLIKELY(a->target < 0 || a->target >= module->comm_size)) {
+        return MPI_ERR_RANK; /* reached only with mpi_param_check off */
     }
     ret = ompi_osc_newrma_passive_check_target(module, a->target);
     if (OMPI_SUCCESS == ret) {

@@ -650,11 +650,25 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
     return ret;
 }
 
+/* MPI_PROC_NULL makes a passive call a no-op that succeeds (as RMA calls to
+ * it are); Open MPI's bindings refuse it before we are called unless
+ * mpi_param_check is off, and let no other rank outside the group through. */
+static int passive_rank(ompi_osc_newrma_module_t *module, int rank)
+{
+    if (MPI_PROC_NULL == rank) {
+        return OMPI_EXISTS;
+    }
+    return rank >= 0 && rank < module->comm_size ? OMPI_SUCCESS : MPI_ERR_RANK;
+}
+
 int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret;
+    int ret = passive_rank(module, target);
 
+    if (OMPI_SUCCESS != ret) {
+        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+    }
     ompi_osc_newrma_module_lock(module);
     ret = lock_locked(module, lock_type, target, mpi_assert);
     ompi_osc_newrma_module_unlock(module);
@@ -664,8 +678,11 @@ int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_
 int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret;
+    int ret = passive_rank(module, target);
 
+    if (OMPI_SUCCESS != ret) {
+        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+    }
     ompi_osc_newrma_module_lock(module);
     ret = unlock_locked(module, target);
     ompi_osc_newrma_module_unlock(module);
@@ -792,14 +809,25 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
     return ret;
 }
 
+/* One target's flush; MPI_PROC_NULL a no-op. */
+static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
+{
+    int ret = passive_rank(ompi_osc_newrma_module(win), rank);
+
+    if (OMPI_SUCCESS != ret) {
+        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+    }
+    return flush_call(win, rank, flag);
+}
+
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
 {
-    return flush_call(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+    return flush_one(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH);
 }
 
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win)
 {
-    return flush_call(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
+    return flush_one(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
 }
 
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win)

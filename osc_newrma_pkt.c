@@ -112,7 +112,37 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
     return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
 }
 
-/* Target side: find the attached region holding the queried range. */
+/* The registration for [lo, hi): the attached region holding it, or a run of
+ * adjacent attached regions it spans (registered as one the first time). */
+static ompi_osc_newrma_region_t *pkt_region_for(ompi_osc_newrma_module_t *module, uint64_t lo,
+                                                uint64_t hi)
+{
+    ompi_osc_newrma_region_t *found = ompi_osc_newrma_region_find(&module->attached, lo, hi);
+    uint64_t run_lo, run_hi;
+
+    if (NULL == found) {
+        found = ompi_osc_newrma_region_find(&module->attached_runs, lo, hi);
+    }
+    if (NULL != found || !ompi_osc_newrma_region_run(&module->attached, lo, hi, &run_lo, &run_hi)) {
+        return found;
+    }
+    found = OBJ_NEW(ompi_osc_newrma_region_t);
+    if (NULL == found) {
+        return NULL;
+    }
+    found->base = run_lo;
+    found->len = run_hi - run_lo;
+    if (OMPI_SUCCESS != ompi_osc_newrma_ucx_mem_map((void *) (uintptr_t) run_lo, found->len,
+                                                    &found->memh, &found->rkey_packed,
+                                                    &found->rkey_packed_len)) {
+        OBJ_RELEASE(found);
+        return NULL;
+    }
+    opal_list_append(&module->attached_runs, &found->super);
+    return found;
+}
+
+/* Target side: find the attached memory holding the queried range. */
 static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_pkt_hdr_t reply = pkt->hdr;
@@ -120,8 +150,7 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     int ret;
 
     opal_mutex_lock(&module->attached_lock);
-    found =
-        ompi_osc_newrma_region_find(&module->attached, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
+    found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
     reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
     reply.src = module->my_rank;
     reply.status = (NULL == found) ? OMPI_ERR_RMA_RANGE : OMPI_SUCCESS;

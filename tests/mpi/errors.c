@@ -2,7 +2,8 @@
  * Bad input gets a clear error class through the window's error handler and
  * leaves the window usable: RMA outside an epoch (MPI_ERR_RMA_SYNC), an
  * access past the target window (MPI_ERR_RMA_RANGE), mismatched type
- * signatures, MPI_Win_shared_query on a non-shared window, detach of memory
+ * signatures, MPI_Win_shared_query on a non-shared window (MPI-4: size 0 and
+ * NULL, no error), detach of memory
  * never attached, and an access to unattached memory of a dynamic window.
  * argv[1]: window flavor.
  */
@@ -57,11 +58,22 @@ int main(int argc, char **argv)
     expect_class(MPI_Put(&val, 1, MPI_INT, right, w.disp0[right], 1, MPI_DOUBLE, w.win),
                  MPI_ERR_TYPE, "put with mismatched type sizes");
     if (MPI_WIN_FLAVOR_CREATE == w.flavor || MPI_WIN_FLAVOR_DYNAMIC == w.flavor) {
+        /* MPI-4: every flavor answers; memory not in a shared segment is
+         * size 0 and NULL, my own window memory is mine */
         MPI_Aint qsize;
         int qdisp;
         void *qbase;
-        expect_class(MPI_Win_shared_query(w.win, me, &qsize, &qdisp, &qbase), MPI_ERR_RMA_FLAVOR,
-                     "shared_query on a window without shared memory");
+        MPI_CHECK(MPI_Win_shared_query(w.win, right, &qsize, &qdisp, &qbase));
+        MTEST_CHECK(right == me || (0 == qsize && NULL == qbase),
+                    "shared_query of a peer without shared memory: %ld bytes at %p", (long) qsize,
+                    qbase);
+        MPI_CHECK(MPI_Win_shared_query(w.win, me, &qsize, &qdisp, &qbase));
+        if (MPI_WIN_FLAVOR_CREATE == w.flavor) {
+            MTEST_CHECK(qbase == (void *) w.base && qsize == (MPI_Aint) size,
+                        "shared_query of my own memory: %ld bytes at %p", (long) qsize, qbase);
+        } else {
+            MTEST_CHECK(0 == qsize && NULL == qbase, "shared_query on a dynamic window");
+        }
     }
 
     /* the window still works: a valid put lands */

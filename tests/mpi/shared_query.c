@@ -3,7 +3,8 @@
  * alloc_shared_noncontig info key) and MPI_Win_shared_query: every rank's
  * segment is reachable with plain loads and stores, contiguous segments
  * follow each other, sizes may differ (rank 1 exposes nothing), and
- * MPI_PROC_NULL names the first rank with memory.  Data written with stores
+ * MPI_PROC_NULL names the first rank with memory, a rank without memory
+ * answers size 0 and a NULL base (noncontiguous layout too).  Data written with stores
  * and read back with MPI_Get in a FENCE epoch must agree.
  */
 #include "mtest.h"
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         MTEST_CHECK(size == expect, "rank %d size %ld, expected %ld", r, (long) size,
                     (long) expect);
         MTEST_CHECK(disp_unit == sizeof(int), "rank %d disp_unit %d", r, disp_unit);
+        MTEST_CHECK(size > 0 || NULL == base, "rank %d exposes nothing, base %p", r,
+                    (void *) base);
         if (size > 0) {
             if (!noncontig && NULL != prev_end) {
                 MTEST_CHECK((char *) base == prev_end, "rank %d segment not contiguous", r);
