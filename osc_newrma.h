@@ -69,13 +69,16 @@ struct ompi_osc_newrma_component_t {
     bool async_progress;
     unsigned long lock_data_bytes;
     int active_req_threshold;
+    unsigned long shm_cache_bytes;
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */
     int output;
     bool enable_mpi_threads;
-    /** protects the endpoint cache */
+    /** protects the endpoint cache and the shared-segment cache */
     opal_mutex_t lock;
+    /** segments of freed windows kept for the next ones (osc_newrma_shm.c) */
+    opal_list_t shm_cache;
     /** protects modules; never held while taking the endpoint lock's users */
     opal_mutex_t windows_lock;
     /** window communicator cid -> module, for progress and packet dispatch */

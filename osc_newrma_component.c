@@ -135,6 +135,12 @@ static int component_register(void)
                  "complete; negative never waits; info key \"active_req_threshold\" overrides "
                  "(default: 65536)",
                  &component.active_req_threshold, 65536);
+    register_ulong("shm_cache_bytes",
+                   "Bytes of shared-memory segments of freed windows each process keeps mapped "
+                   "for the next windows of the same node ranks (creating and unmapping a "
+                   "segment is most of the cost of MPI_Win_allocate and MPI_Win_free on a node); "
+                   "0 unmaps at once (default: 33554432)",
+                   &component.shm_cache_bytes, 32UL << 20);
     return OMPI_SUCCESS;
 }
 
@@ -157,6 +163,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.inbox_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.inbox, opal_list_t);
     OBJ_CONSTRUCT(&component.held, opal_list_t);
+    OBJ_CONSTRUCT(&component.shm_cache, opal_list_t);
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
     ret = opal_hash_table_init(&component.modules, 16);
@@ -191,6 +198,8 @@ static int component_finalize(void)
     OBJ_DESTRUCT(&component.modules);
     OBJ_DESTRUCT(&component.inbox);
     OBJ_DESTRUCT(&component.held);
+    ompi_osc_newrma_shm_cache_fini();
+    OBJ_DESTRUCT(&component.shm_cache);
     OBJ_DESTRUCT(&component.inbox_lock);
     OBJ_DESTRUCT(&component.windows_lock);
     OBJ_DESTRUCT(&component.lock);

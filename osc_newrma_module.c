@@ -251,7 +251,8 @@ typedef struct {
     int32_t disp_unit;
     uint32_t rkey_len;
     uint32_t address_len;
-    uint32_t pad;
+    /** this rank has no worker address yet for some peer of the window */
+    uint32_t need_addresses;
 } exchange_hdr_t;
 
 static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const exchange_hdr_t *hdr,
@@ -271,7 +272,7 @@ static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const excha
         memcpy(peer->rkey_packed, blob, hdr->rkey_len);
         peer->rkey_packed_len = hdr->rkey_len;
     }
-    if (rank == module->my_rank) {
+    if (rank == module->my_rank || 0 == hdr->address_len) {
         return OMPI_SUCCESS;
     }
     return ompi_osc_newrma_ucx_learn_address(proc, blob + hdr->rkey_len, hdr->address_len);
@@ -299,14 +300,46 @@ static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_
         free(counts);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = comm->c_coll->coll_allgatherv(mine, (int) mine_len, MPI_BYTE, all, counts, displs,
-                                        MPI_BYTE, comm, comm->c_coll->coll_allgatherv_module);
+    /* nothing to send anywhere (a window all in one segment, every address
+     * known): the headers said so on every rank alike */
+    ret = 0 == total ? OMPI_SUCCESS
+                     : comm->c_coll->coll_allgatherv(mine, (int) mine_len, MPI_BYTE, all, counts,
+                                                     displs, MPI_BYTE, comm,
+                                                     comm->c_coll->coll_allgatherv_module);
     for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
         ret = exchange_peer(module, i, &hdrs[i], all + displs[i]);
     }
     free(all);
     free(counts);
     return ret;
+}
+
+/* Worker addresses are per process, not per window: once known (from an
+ * earlier window), they need not travel again. */
+static uint32_t exchange_need_addresses(ompi_osc_newrma_module_t *module)
+{
+    for (int i = 0; i < module->comm_size; ++i) {
+        if (i != module->my_rank &&
+            !ompi_osc_newrma_ucx_knows(ompi_comm_peer_lookup(module->comm, i))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Some rank lacks an address: everybody sends theirs; else nobody does
+ * (the headers' lengths are zeroed for the blob exchange). */
+static bool exchange_addresses_needed(ompi_osc_newrma_module_t *module, exchange_hdr_t *hdrs)
+{
+    for (int i = 0; i < module->comm_size; ++i) {
+        if (hdrs[i].need_addresses) {
+            return true;
+        }
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
+        hdrs[i].address_len = 0;
+    }
+    return false;
 }
 
 static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, size_t rkey_len)
@@ -321,6 +354,7 @@ static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, s
     mine.disp_unit = module->disp_unit;
     mine.rkey_len = (uint32_t) rkey_len;
     mine.address_len = (uint32_t) component.worker_address_len;
+    mine.need_addresses = exchange_need_addresses(module);
     hdrs = malloc(sizeof(*hdrs) * (size_t) module->comm_size);
     blob = malloc(rkey_len + component.worker_address_len);
     if (NULL == hdrs || NULL == blob) {
@@ -331,8 +365,11 @@ static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, s
     memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
     ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine), MPI_BYTE,
                                        comm, comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS == ret && !exchange_addresses_needed(module, hdrs)) {
+        mine.address_len = 0; /* every rank knows every address already */
+    }
     if (OMPI_SUCCESS == ret) {
-        ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + component.worker_address_len);
+        ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + mine.address_len);
     }
 out:
     free(blob);
@@ -516,7 +553,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     /* the same on every rank: node_comm is the whole window or not */
     module->acc_plain = OMPI_SUCCESS == ret && module->shm.direct && NULL != module->shm.node_comm &&
                         ompi_comm_size(module->shm.node_comm) == module->comm_size;
-    if (OMPI_SUCCESS == ret && size > 0) {
+    /* a window that is one node's segment, reached by load/store only, is
+     * never the target of UCX RDMA: no registration, no rkey to exchange */
+    if (OMPI_SUCCESS == ret && size > 0 && !module->acc_plain) {
         ret = ompi_osc_newrma_ucx_mem_map(module->base, size, &module->memh, &module->rkey_packed,
                                           &module->rkey_packed_len);
     }
@@ -527,6 +566,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     }
     if (OMPI_SUCCESS == ret) {
         ret = module_exchange(module, module->rkey_packed, module->rkey_packed_len);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_shm_created(module); /* every node rank is attached by now */
     }
     return ret;
 }

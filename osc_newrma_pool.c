@@ -22,19 +22,8 @@ int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, op
     pool->cls = cls;
     pool->shared = shared;
     pool->name = name;
-
-    if (shared) {
-        return OMPI_SUCCESS;
-    }
-    for (size_t i = 0; i < capacity; ++i) {
-        opal_list_item_t *item = (opal_list_item_t *) opal_obj_new(cls);
-        if (NULL == item) {
-            (void) ompi_osc_newrma_pool_fini(pool);
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        pool->created++;
-        opal_list_append(&pool->free, item);
-    }
+    /* elements are made on first use, up to the capacity: a window's pool
+     * stays reserved for it without 2 x 256 allocations at every creation */
     return OMPI_SUCCESS;
 }
 
@@ -49,8 +38,8 @@ size_t ompi_osc_newrma_pool_fini(ompi_osc_newrma_pool_t *pool)
     }
     /* A local pool may end up holding elements that the global pool created
      * (and the reverse); only the total is conserved.  What must hold is
-     * that a local pool gets back as many elements as its capacity. */
-    missing = pool->shared ? 0 : (freed < pool->capacity ? pool->capacity - freed : 0);
+     * that a local pool gets back at least as many elements as it made. */
+    missing = pool->shared ? 0 : (freed < pool->created ? pool->created - freed : 0);
     if (missing > 0 && ompi_osc_newrma_pool_output >= 0) {
         opal_output(ompi_osc_newrma_pool_output,
                     "osc/newrma: %s pool freed with %zu element(s) still in use (leak)", pool->name,
@@ -65,7 +54,7 @@ static opal_list_item_t *pool_take(ompi_osc_newrma_pool_t *pool)
 {
     opal_list_item_t *item = opal_list_remove_first(&pool->free);
 
-    if (NULL == item && pool->shared && pool->created < pool->capacity) {
+    if (NULL == item && pool->created < pool->capacity) {
         item = (opal_list_item_t *) opal_obj_new(pool->cls);
         if (NULL != item) {
             pool->created++;
@@ -104,10 +93,7 @@ size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool)
     size_t n;
 
     OPAL_THREAD_LOCK(&pool->lock);
-    n = opal_list_get_size(&pool->free);
-    if (pool->shared) {
-        n += pool->capacity - pool->created;
-    }
+    n = opal_list_get_size(&pool->free) + (pool->capacity - pool->created);
     OPAL_THREAD_UNLOCK(&pool->lock);
     return n;
 }

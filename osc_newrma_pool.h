@@ -24,7 +24,7 @@ struct ompi_osc_newrma_pool_t {
     opal_list_t free;
     /** how many elements the pool may hold (fixed by the user) */
     size_t capacity;
-    /** elements created by this pool so far (global pools create lazily) */
+    /** elements created by this pool so far (on demand, up to capacity) */
     size_t created;
     /** class of the elements (an opal_list_item_t subclass) */
     opal_class_t *cls;
@@ -37,9 +37,12 @@ struct ompi_osc_newrma_pool_t {
 
 /**
  * Set up a pool of @p capacity elements of class @p cls.
- * A local pool (@p shared false) creates all its elements now so that a window
- * fails at creation, not mid-epoch; a global pool creates them on demand.
- * @return OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ * Both kinds create their elements on first use, up to @p capacity: window
+ * creation stays cheap, and a local pool's capacity is still reserved for
+ * its window (a failed allocation then looks like an empty pool: the caller
+ * cleans up aggressively and reports OMPI_ERR_OUT_OF_RESOURCE if that does
+ * not help).
+ * @return OMPI_SUCCESS.
  */
 int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, opal_class_t *cls,
                               size_t capacity, bool shared);

@@ -16,69 +16,262 @@
 #include "osc_newrma.h"
 #include "osc_newrma_shm.h"
 
-/* Node rank 0 creates the backing file, everybody attaches, then it is
- * unlinked so nothing is left behind if a process dies. */
+#define component mca_osc_newrma_component
+
+/* ---- segment cache ----
+ * Creating, attaching, unlinking and unmapping a segment is most of what
+ * window creation and free cost on a node.  A freed window's segment stays
+ * mapped (up to osc_newrma_shm_cache_bytes per process) and the next window
+ * of the same node ranks takes it over when all of them still hold it and it
+ * is large enough: the ranks agree through the allgather that places them,
+ * so the decision is the same everywhere.  component.lock protects the list. */
+
+typedef struct {
+    opal_list_item_t super;
+    opal_shmem_ds_t ds;
+    char *seg_base;
+    size_t bytes;
+    uint64_t id;
+    int node_size;
+    /** the node ranks that share it, in node-rank order */
+    struct ompi_proc_t **procs;
+} shm_cached_t;
+
+static void shm_cached_construct(shm_cached_t *c)
+{
+    c->seg_base = NULL;
+    c->procs = NULL;
+}
+
+static void shm_cached_destruct(shm_cached_t *c)
+{
+    if (NULL != c->seg_base) {
+        opal_shmem_segment_detach(&c->ds);
+    }
+    free(c->procs);
+}
+
+static OBJ_CLASS_INSTANCE(shm_cached_t, opal_list_item_t, shm_cached_construct,
+                          shm_cached_destruct);
+
+static uint64_t shm_new_id(void)
+{
+    static uint32_t seq = 0;
+
+    return ((uint64_t) OMPI_PROC_MY_NAME->vpid << 32) | ++seq;
+}
+
+static bool shm_cached_matches(const shm_cached_t *c, ompi_communicator_t *node_comm)
+{
+    if (c->node_size != ompi_comm_size(node_comm)) {
+        return false;
+    }
+    for (int i = 0; i < c->node_size; ++i) {
+        if (c->procs[i] != ompi_comm_peer_lookup(node_comm, i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The largest cached segment of these node ranks, or NULL. */
+static shm_cached_t *shm_cache_find(ompi_communicator_t *node_comm)
+{
+    shm_cached_t *c, *best = NULL;
+
+    OPAL_LIST_FOREACH(c, &component.shm_cache, shm_cached_t)
+    {
+        if (shm_cached_matches(c, node_comm) && (NULL == best || c->bytes > best->bytes)) {
+            best = c;
+        }
+    }
+    return best;
+}
+
+static void shm_cache_offer(ompi_communicator_t *node_comm, uint64_t *id, uint64_t *bytes)
+{
+    shm_cached_t *c;
+
+    opal_mutex_lock(&component.lock);
+    c = shm_cache_find(node_comm);
+    *id = NULL != c ? c->id : 0;
+    *bytes = NULL != c ? c->bytes : 0;
+    opal_mutex_unlock(&component.lock);
+}
+
+/* Take the segment every node rank offered over for this window. */
+static int shm_cache_take(ompi_osc_newrma_module_t *module, uint64_t id)
+{
+    shm_cached_t *c;
+
+    opal_mutex_lock(&component.lock);
+    c = shm_cache_find(module->shm.node_comm);
+    if (NULL != c && c->id == id) {
+        opal_list_remove_item(&component.shm_cache, &c->super);
+    }
+    opal_mutex_unlock(&component.lock);
+    if (NULL == c || c->id != id) {
+        return OMPI_ERR_NOT_FOUND; /* cannot happen: the offer came from here */
+    }
+    module->shm.ds = c->ds;
+    module->shm.seg_base = c->seg_base;
+    module->shm.seg_bytes = c->bytes;
+    module->shm.seg_id = c->id;
+    module->shm.active = true;
+    c->seg_base = NULL; /* the window owns the mapping now */
+    OBJ_RELEASE(c);
+    OSC_NEWRMA_VERBOSE(10, "window %u reuses shared segment %" PRIx64 " (%zu bytes)", module->cid,
+                       id, module->shm.seg_bytes);
+    return OMPI_SUCCESS;
+}
+
+static size_t shm_cache_size(void)
+{
+    shm_cached_t *c;
+    size_t bytes = 0;
+
+    OPAL_LIST_FOREACH(c, &component.shm_cache, shm_cached_t)
+    {
+        bytes += c->bytes;
+    }
+    return bytes;
+}
+
+/* Keep a freed window's segment, oldest ones out first; false: unmap it. */
+static bool shm_cache_keep(ompi_osc_newrma_module_t *module)
+{
+    shm_cached_t *c;
+
+    if (module->shm.seg_bytes > component.shm_cache_bytes || NULL == module->shm.node_comm) {
+        return false;
+    }
+    c = OBJ_NEW(shm_cached_t);
+    if (NULL == c) {
+        return false;
+    }
+    c->procs = malloc(sizeof(*c->procs) * (size_t) module->shm.node_size);
+    if (NULL == c->procs) {
+        OBJ_RELEASE(c);
+        return false;
+    }
+    for (int i = 0; i < module->shm.node_size; ++i) {
+        c->procs[i] = ompi_comm_peer_lookup(module->shm.node_comm, i);
+    }
+    c->node_size = module->shm.node_size;
+    c->ds = module->shm.ds;
+    c->seg_base = module->shm.seg_base;
+    c->bytes = module->shm.seg_bytes;
+    c->id = module->shm.seg_id;
+    opal_mutex_lock(&component.lock);
+    while (shm_cache_size() + c->bytes > component.shm_cache_bytes) {
+        opal_list_item_t *oldest = opal_list_remove_first(&component.shm_cache);
+        OBJ_RELEASE(oldest);
+    }
+    opal_list_append(&component.shm_cache, &c->super);
+    opal_mutex_unlock(&component.lock);
+    return true;
+}
+
+void ompi_osc_newrma_shm_cache_fini(void)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first(&component.shm_cache))) {
+        OBJ_RELEASE(item);
+    }
+}
+
+/* Node rank 0 creates the backing file, everybody attaches; it is unlinked
+ * once creation is complete (ompi_osc_newrma_shm_created). */
 static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     char path[OPAL_PATH_MAX];
+    /* one broadcast tells whether the creation worked and where it is */
+    struct {
+        opal_shmem_ds_t ds;
+        uint64_t id;
+        int ok;
+    } made;
     int ret = OMPI_SUCCESS;
 
+    memset(&made, 0, sizeof(made));
     if (0 == ompi_comm_rank(node_comm)) {
         snprintf(path, sizeof(path), "%s/osc_newrma.%s.%x.%d.%u",
                  0 == access("/dev/shm", W_OK) ? "/dev/shm" : ompi_process_info.proc_session_dir,
                  ompi_process_info.nodename, OMPI_PROC_MY_NAME->jobid,
                  (int) OMPI_PROC_MY_NAME->vpid, module->cid);
-        ret = opal_shmem_segment_create(&module->shm.ds, path, total);
+        ret = opal_shmem_segment_create(&made.ds, path, total);
         if (OPAL_SUCCESS != ret) {
             opal_output(0, "osc/newrma: cannot create a %zu-byte shared segment at %s", total,
                         path);
         }
+        made.ok = (OMPI_SUCCESS == ret);
+        made.id = shm_new_id();
+        module->shm.linked = made.ok;
     }
-    /* every rank learns whether the creation worked before attaching */
-    int ok = (OMPI_SUCCESS == ret);
-    ret = node_comm->c_coll->coll_bcast(&ok, 1, MPI_INT, 0, node_comm,
+    ret = node_comm->c_coll->coll_bcast(&made, sizeof(made), MPI_BYTE, 0, node_comm,
                                         node_comm->c_coll->coll_bcast_module);
-    if (OMPI_SUCCESS != ret || !ok) {
+    if (OMPI_SUCCESS != ret || !made.ok) {
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = node_comm->c_coll->coll_bcast(&module->shm.ds, sizeof(module->shm.ds), MPI_BYTE, 0,
-                                        node_comm, node_comm->c_coll->coll_bcast_module);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
+    module->shm.ds = made.ds;
+    module->shm.seg_id = made.id;
+    module->shm.seg_bytes = total;
     module->shm.seg_base = opal_shmem_segment_attach(&module->shm.ds);
     if (NULL == module->shm.seg_base) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     module->shm.active = true;
-    ret = node_comm->c_coll->coll_barrier(node_comm, node_comm->c_coll->coll_barrier_module);
-    if (0 == ompi_comm_rank(node_comm)) {
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module)
+{
+    module->shm.complete = module->shm.active;
+    if (module->shm.linked) {
         opal_shmem_unlink(&module->shm.ds);
+        module->shm.linked = false;
     }
-    return ret;
 }
 
 typedef struct {
     uint64_t size;
+    /** the cached segment this rank offers (0: none) and its size */
+    uint64_t cache_id;
+    uint64_t cache_bytes;
     int32_t win_rank;
     int32_t pad;
 } shm_rank_info_t;
+
+/* Every node rank offered the same cached segment, large enough. */
+static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
+{
+    for (int i = 0; i < node_size; ++i) {
+        if (0 == all[i].cache_id || all[i].cache_id != all[0].cache_id ||
+            all[i].cache_bytes < need) {
+            return false;
+        }
+    }
+    return true;
+}
 
 static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                            void **base_p)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
-    size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl;
+    size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl, stride;
     ompi_osc_newrma_lock_word_t *words;
-    shm_rank_info_t mine = {size, module->my_rank, 0}, *all;
+    shm_rank_info_t mine = {size, 0, 0, module->my_rank, 0}, *all;
+    bool reused;
     int ret;
 
     all = calloc((size_t) node_size, sizeof(*all));
     if (NULL == all) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    shm_cache_offer(node_comm, &mine.cache_id, &mine.cache_bytes);
     ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
                                             MPI_BYTE, node_comm,
                                             node_comm->c_coll->coll_allgather_module);
@@ -87,18 +280,25 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     }
     /* the node's lock words come first, one cache line per rank, then the
      * barrier's line */
+    stride = OPAL_ALIGN(sizeof(ompi_osc_newrma_shm_pscw_t) +
+                            sizeof(int64_t) * (size_t) ((node_size + 63) / 64),
+                        64, size_t);
     ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lock_word_t) * (size_t) node_size +
-                          sizeof(ompi_osc_newrma_shm_barrier_t),
+                          sizeof(ompi_osc_newrma_shm_barrier_t) + stride * (size_t) node_size,
                       page, size_t);
     for (int i = 0; i < node_size; ++i) {
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
     }
-    ret = shm_create_segment(module, ctrl + OPAL_ALIGN(total, page, size_t) + page);
+    total = ctrl + OPAL_ALIGN(total, page, size_t) + page;
+    reused = shm_reuse(all, node_size, total);
+    ret = reused ? shm_cache_take(module, all[0].cache_id) : shm_create_segment(module, total);
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
     words = (ompi_osc_newrma_lock_word_t *) module->shm.seg_base;
     module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
+    module->shm.pscw = (char *) (module->shm.barrier + 1);
+    module->shm.pscw_stride = stride;
     module->shm.node_size = node_size;
     module->shm.whole = node_size == module->comm_size;
     offset = ctrl;
@@ -110,6 +310,11 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         /* node-local origins take the lock word with CPU atomics when they
          * also access the memory directly */
         if (all[i].win_rank == module->my_rank) {
+            if (reused) {
+                /* nobody reads them before the creation's exchange */
+                memset(&words[i], 0, sizeof(words[i]));
+                memset(module->shm.pscw + stride * (size_t) i, 0, stride);
+            }
             module->my_lock = &words[i];
             peer->lock = &words[i];
         } else if (module->shm.direct) {
@@ -125,9 +330,17 @@ out:
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  void **base_p)
 {
-    int ret =
-        ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL, &module->shm.node_comm);
+    int ret = OMPI_SUCCESS;
 
+    /* a window on one node needs no split (a collective and a new
+     * communicator per window): the node is the window's communicator */
+    if (!ompi_group_have_remote_peers(module->comm->c_local_group)) {
+        module->shm.node_comm = module->comm;
+    } else {
+        ret = ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL,
+                                   &module->shm.node_comm);
+        module->shm.node_comm_owned = OMPI_SUCCESS == ret;
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -140,15 +353,22 @@ int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, 
 
 void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module)
 {
+    if (module->shm.linked) { /* a creation that failed midway */
+        opal_shmem_unlink(&module->shm.ds);
+        module->shm.linked = false;
+    }
     if (module->shm.active) {
-        opal_shmem_segment_detach(&module->shm.ds);
+        if (!(module->shm.complete && shm_cache_keep(module))) {
+            opal_shmem_segment_detach(&module->shm.ds);
+        }
         module->shm.active = false;
         module->shm.seg_base = NULL;
     }
-    if (NULL != module->shm.node_comm) {
+    if (module->shm.node_comm_owned) {
         ompi_comm_free(&module->shm.node_comm);
-        module->shm.node_comm = NULL;
+        module->shm.node_comm_owned = false;
     }
+    module->shm.node_comm = NULL;
 }
 
 int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
@@ -179,4 +399,62 @@ int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module)
     ompi_communicator_t *node_comm = module->shm.node_comm;
 
     return node_comm->c_coll->coll_barrier(node_comm, node_comm->c_coll->coll_barrier_module);
+}
+
+/* ---- PSCW flags ---- */
+
+static ompi_osc_newrma_shm_pscw_t *shm_pscw(ompi_osc_newrma_module_t *module, int rank)
+{
+    return (ompi_osc_newrma_shm_pscw_t *) (module->shm.pscw +
+                                           module->shm.pscw_stride * (size_t) rank);
+}
+
+void ompi_osc_newrma_shm_post(ompi_osc_newrma_module_t *module, int origin)
+{
+    int me = module->my_rank;
+
+    (void) opal_atomic_fetch_or_64(&shm_pscw(module, origin)->posted[me / 64],
+                                   (int64_t) 1 << (me % 64));
+}
+
+bool ompi_osc_newrma_shm_posted(ompi_osc_newrma_module_t *module, const int *ranks, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    for (int i = 0; i < n; ++i) {
+        if (!(mine->posted[ranks[i] / 64] & ((int64_t) 1 << (ranks[i] % 64)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int *ranks, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    /* a target's next POST for me comes only after my COMPLETE of this
+     * epoch, so clearing cannot lose one */
+    for (int i = 0; i < n; ++i) {
+        (void) opal_atomic_fetch_and_64(&mine->posted[ranks[i] / 64],
+                                        ~((int64_t) 1 << (ranks[i] % 64)));
+    }
+}
+
+void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target)
+{
+    (void) opal_atomic_add_fetch_32(&shm_pscw(module, target)->completes, 1);
+}
+
+bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    if (mine->completes < n) {
+        return false;
+    }
+    /* only I take away; origins of my next exposure epoch add after it
+     * starts, which is after this */
+    (void) opal_atomic_sub_fetch_32(&mine->completes, n);
+    return true;
 }

@@ -25,6 +25,16 @@ typedef struct {
     char pad[56];
 } ompi_osc_newrma_shm_barrier_t;
 
+/** One rank's PSCW flags in the segment (after the barrier line, one block
+ * per rank): who posted to it, a bit per window rank (set by the target's
+ * MPI_Win_post, cleared by this rank's MPI_Win_start), and how many
+ * MPI_Win_complete calls reached it (counted down by its MPI_Win_wait). */
+typedef struct {
+    volatile int32_t completes;
+    int32_t pad;
+    volatile int64_t posted[];
+} ompi_osc_newrma_shm_pscw_t;
+
 typedef struct {
     /** a segment is attached */
     bool active;
@@ -32,13 +42,25 @@ typedef struct {
      * FENCE synchronizes through it instead of a collective */
     bool whole;
     ompi_osc_newrma_shm_barrier_t *barrier;
+    /** the PSCW blocks, @p pscw_stride bytes apart (window rank order) */
+    char *pscw;
+    size_t pscw_stride;
     int node_size;
     /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
     bool direct;
     opal_shmem_ds_t ds;
     char *seg_base;
-    /** the window's ranks on this node (split by MPI_COMM_TYPE_SHARED) */
+    size_t seg_bytes;
+    /** names the segment among the cached ones (creator's vpid, sequence) */
+    uint64_t seg_id;
+    /** the window's ranks on this node: the window's own communicator when
+     * it is all on one node, else split by MPI_COMM_TYPE_SHARED (owned) */
     struct ompi_communicator_t *node_comm;
+    bool node_comm_owned;
+    /** node rank 0 still has to unlink the backing file */
+    bool linked;
+    /** the window was created: its segment may be kept for the next one */
+    bool complete;
 } ompi_osc_newrma_shm_t;
 
 /**
@@ -50,8 +72,19 @@ typedef struct {
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  void **base_p);
 
-/** Detach the segment and free the node communicator. */
+/**
+ * Window creation is complete on every node-local rank (they have all
+ * attached): node rank 0 unlinks the backing file, so nothing is left
+ * behind if a process dies.
+ */
+void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module);
+
+/** Detach the segment (or keep it for the next window of the same node
+ * ranks) and free the node communicator. */
 void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module);
+
+/** Unmap every cached segment (component finalize). */
+void ompi_osc_newrma_shm_cache_fini(void);
 
 /** Node-local barrier (FENCE with MPI_MODE_NOPRECEDE on a shm window). */
 int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module);
@@ -64,5 +97,21 @@ int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module);
  */
 int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module);
 bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket);
+
+/*
+ * PSCW through the segment, for windows whose ranks are all in it
+ * (module->shm.whole): no message, one atomic per group member.
+ * The caller orders memory around them (MEM_SYNC before and after).
+ */
+/** MPI_Win_post to @p origin: my bit in its posted set. */
+void ompi_osc_newrma_shm_post(ompi_osc_newrma_module_t *module, int origin);
+/** Every target of @p ranks (@p n of them) has posted to me. */
+bool ompi_osc_newrma_shm_posted(ompi_osc_newrma_module_t *module, const int *ranks, int n);
+/** MPI_Win_start consumes those posts (after ompi_osc_newrma_shm_posted). */
+void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int *ranks, int n);
+/** MPI_Win_complete to @p target. */
+void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target);
+/** @p n completes reached me: consume them and return true. */
+bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n);
 
 #endif /* OMPI_OSC_NEWRMA_SHM_H */

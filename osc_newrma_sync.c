@@ -228,6 +228,13 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
 #define PSCW_TAG_POST     1
 #define PSCW_TAG_COMPLETE 2
 
+/* A window whose ranks are all in one segment synchronizes PSCW through
+ * flags in it: no message, no request (the group is then all node-local). */
+static bool pscw_flags(ompi_osc_newrma_module_t *module)
+{
+    return module->shm.whole && module->shm.active;
+}
+
 static int pscw_rank_cmp(const void *a, const void *b)
 {
     return *(const int *) a - *(const int *) b;
@@ -359,6 +366,25 @@ int ompi_osc_newrma_pscw_check_target(ompi_osc_newrma_module_t *module, int rank
     }
 }
 
+static bool pscw_posts_arrived(ompi_osc_newrma_module_t *module, void *arg)
+{
+    ompi_osc_newrma_pscw_group_t *g = arg;
+
+    return ompi_osc_newrma_shm_posted(module, g->ranks, g->count);
+}
+
+/* Before the state moves to PSCW_ISSUED, so the progress engine does not
+ * grant the epoch on an empty request list meanwhile. */
+static int pscw_wait_posts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
+{
+    int ret = ompi_osc_newrma_progress_wait(module, pscw_posts_arrived, g);
+
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_shm_take_posts(module, g->ranks, g->count);
+    }
+    return ret;
+}
+
 static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, int mpi_assert)
 {
     ompi_osc_newrma_win_state_t next;
@@ -377,7 +403,9 @@ static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, i
     module->pscw_access.open = true;
     /* MPI_MODE_NOCHECK: the targets post no POST for this epoch */
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
-        ret = pscw_proc_sync(module, &module->pscw_access, PSCW_TAG_POST, false);
+        ret = pscw_flags(module) ? pscw_wait_posts(module, &module->pscw_access)
+                                 : pscw_proc_sync(module, &module->pscw_access, PSCW_TAG_POST,
+                                                  false);
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_START);
@@ -426,7 +454,13 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
         return ret;
     }
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-    ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
+    if (pscw_flags(module)) {
+        for (int i = 0; i < g->count; ++i) {
+            ompi_osc_newrma_shm_complete(module, g->ranks[i]);
+        }
+    } else {
+        ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
+    }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
     }
@@ -463,6 +497,12 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
     }
     g->open = true;
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    if (pscw_flags(module)) {
+        for (int i = 0; !(mpi_assert & MPI_MODE_NOCHECK) && i < g->count; ++i) {
+            ompi_osc_newrma_shm_post(module, g->ranks[i]);
+        }
+        return OMPI_SUCCESS; /* COMPLETEs are counted in my flags */
+    }
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
         /* POSTs go out and are known sent before the COMPLETE IRECVs take
          * the request array */
@@ -496,6 +536,15 @@ static void pscw_exposure_close(ompi_osc_newrma_module_t *module)
     ompi_osc_newrma_pscw_group_close(&module->pscw_exposure);
 }
 
+/* Every origin of the exposure group has called MPI_Win_complete. */
+static bool pscw_exposure_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    ompi_osc_newrma_pscw_group_t *g = arg;
+
+    return pscw_flags(module) ? ompi_osc_newrma_shm_completed(module, g->count)
+                              : pscw_reqs_done(g);
+}
+
 int ompi_osc_newrma_wait(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
@@ -503,7 +552,7 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
 
     ompi_osc_newrma_module_lock(module);
     if (module->pscw_exposure.open) {
-        ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, &module->pscw_exposure);
+        ret = ompi_osc_newrma_progress_wait(module, pscw_exposure_done, &module->pscw_exposure);
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
@@ -524,7 +573,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
                                      : OMPI_ERR_RMA_SYNC;
     if (ret >= 0) {
         ret = OMPI_SUCCESS;
-        if (pscw_reqs_done(&module->pscw_exposure)) {
+        if (pscw_exposure_done(module, &module->pscw_exposure)) {
             pscw_exposure_close(module);
             *flag = 1;
         }

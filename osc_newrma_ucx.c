@@ -172,6 +172,18 @@ static uint64_t ucx_proc_key(struct ompi_proc_t *proc)
     return (uint64_t) (uintptr_t) proc;
 }
 
+bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc)
+{
+    void *endpoint;
+    bool known;
+
+    opal_mutex_lock(&component.lock);
+    known = OPAL_SUCCESS ==
+            opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc), &endpoint);
+    opal_mutex_unlock(&component.lock);
+    return known;
+}
+
 int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len)
 {
     ompi_osc_newrma_endpoint_t *endpoint = NULL;

@@ -42,6 +42,9 @@ int ompi_osc_newrma_ucx_init(bool thread_multiple);
 /** Close every endpoint and destroy the worker and context. */
 void ompi_osc_newrma_ucx_fini(void);
 
+/** Whether @p proc's worker address (or endpoint) is known already. */
+bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc);
+
 /** Remember @p proc's worker address (first one wins); no endpoint yet. */
 int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len);
 

@@ -19,8 +19,8 @@ int main(int argc, char **argv)
           ompi_osc_newrma_pool_init(&local, "local", OBJ_CLASS(ompi_osc_newrma_op_t), 2, false));
     CHECK(OMPI_SUCCESS ==
           ompi_osc_newrma_pool_init(&global, "global", OBJ_CLASS(ompi_osc_newrma_op_t), 3, true));
-    /* the local pool is created full; the global one lazily */
-    CHECK(2 == local.created);
+    /* both pools make their elements on first use */
+    CHECK(0 == local.created);
     CHECK(0 == global.created);
     CHECK(2 == ompi_osc_newrma_pool_available(&local));
     CHECK(3 == ompi_osc_newrma_pool_available(&global));
@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     items[0] = ompi_osc_newrma_pool_get(&local, &global);
     items[1] = ompi_osc_newrma_pool_get(&local, &global);
     CHECK(NULL != items[0] && NULL != items[1] && items[0] != items[1]);
+    CHECK(2 == local.created);
     CHECK(0 == ompi_osc_newrma_pool_available(&local));
     CHECK(0 == global.created);
     /* then global */
