@@ -181,8 +181,10 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         return rma_resolve_dynamic(module, a, lo, hi, mem);
     }
-    offset = a->target_disp * (ptrdiff_t) peer->disp_unit;
-    if (offset + lo < 0 || offset + hi > (ptrdiff_t) peer->size) {
+    /* no overflow: a wrapped offset could land inside the window */
+    if (__builtin_mul_overflow(a->target_disp, (ptrdiff_t) peer->disp_unit, &offset) ||
+        __builtin_add_overflow(offset, lo, &lo) || __builtin_add_overflow(offset, hi, &hi) ||
+        lo < 0 || hi > (ptrdiff_t) peer->size) {
         return OMPI_ERR_RMA_RANGE;
     }
     if (NULL != peer->shm_base && (a->target == module->my_rank || module->shm.direct)) {
@@ -690,14 +692,85 @@ static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_requ
     return OMPI_SUCCESS;
 }
 
+/* ---- the node-local fast path of MPI_Put / MPI_Get ---- */
+
+/* The epoch already gives access to @p peer without work on this call: a
+ * FENCE or window-protocol LOCK_ALL epoch, or a direct target whose lock
+ * word is held.  PSCW, a LOCK_ALL target not yet locked, and errors take
+ * the full path. */
+static inline bool rma_fast_epoch(const ompi_osc_newrma_module_t *module,
+                                  const ompi_osc_newrma_peer_t *peer)
+{
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            return true;
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+            return 0 != peer->lock_type;
+        default:
+            return false;
+    }
+}
+
+/** A PUT or GET served by the fast path: one block each side. */
+typedef struct {
+    char *target;
+    ptrdiff_t origin_offset;
+    size_t bytes;
+} rma_fast_t;
+
+/* A PUT or GET of one contiguous block each side whose target is reached
+ * with loads and stores and whose epoch needs no work: the checks rma_op
+ * makes, in the order of their cost, without an argument record, an
+ * operation or the window lock (nothing here writes shared state).  False
+ * sends the call the full way, which also reports every error. */
+static inline bool rma_fast(const ompi_osc_newrma_module_t *module, int origin_count,
+                            struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                            int target_count, struct ompi_datatype_t *target_dt, rma_fast_t *f)
+{
+    const ompi_osc_newrma_peer_t *peer;
+    ptrdiff_t toff, offset;
+
+    if (OPAL_UNLIKELY((unsigned) target >= (unsigned) module->comm_size ||
+                      MPI_WIN_FLAVOR_DYNAMIC == module->flavor)) {
+        return false;
+    }
+    peer = &module->peers[target];
+    if (NULL == peer->shm_base || !(module->shm.direct || target == module->my_rank) ||
+        !rma_fast_epoch(module, peer) ||
+        !ompi_osc_newrma_dtype_contig(target_dt, target_count, &toff) ||
+        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &f->origin_offset)) {
+        return false;
+    }
+    f->bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
+    if (0 == f->bytes || f->bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
+        __builtin_mul_overflow(target_disp, (ptrdiff_t) peer->disp_unit, &offset) ||
+        __builtin_add_overflow(offset, toff, &offset) || offset < 0 ||
+        (size_t) offset > peer->size || f->bytes > peer->size - (size_t) offset) {
+        return false;
+    }
+    f->target = peer->shm_base + offset;
+    return true;
+}
+
 int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                         int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target,
-                            target_disp, target_count, target_dt);
+    rma_fast_t f;
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(rma_fast(ompi_osc_newrma_module(win), origin_count, origin_dt, target,
+                             target_disp, target_count, target_dt, &f))) {
+        memcpy(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
+        return OMPI_SUCCESS;
+    }
+    a = rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target, target_disp,
+                 target_count, target_dt);
     return rma_op_locked(win, &a, &queued);
 }
 
@@ -705,10 +778,17 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                         int target, ptrdiff_t target_disp, int target_count,
                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    rma_args_t a = rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
-                            target_disp, target_count, target_dt);
+    rma_fast_t f;
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(rma_fast(ompi_osc_newrma_module(win), origin_count, origin_dt, target,
+                             target_disp, target_count, target_dt, &f))) {
+        memcpy((char *) origin_addr + f.origin_offset, f.target, f.bytes);
+        return OMPI_SUCCESS;
+    }
+    a = rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
+                 target_count, target_dt);
     return rma_op_locked(win, &a, &queued);
 }
 
