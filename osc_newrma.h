@@ -30,6 +30,7 @@
 #include "osc_newrma_lock.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pool.h"
+#include "osc_newrma_region.h"
 #include "osc_newrma_shm.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_types.h"
@@ -70,6 +71,7 @@ struct ompi_osc_newrma_component_t {
     unsigned long lock_data_bytes;
     int active_req_threshold;
     unsigned long shm_cache_bytes;
+    unsigned int dynamic_regions;
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */
@@ -131,8 +133,11 @@ struct ompi_osc_newrma_peer_t {
     char *shm_base;
     /** endpoint, looked up on first use */
     ucp_ep_h ep;
-    /** cached remote regions of a dynamic window (ompi_osc_newrma_region_t) */
+    /** dynamic window: the target's regions I was told about, least recently
+     * used first (osc_newrma_region.h), and how many times the target told
+     * me to forget some (a REGION_REPLY overtaken by that is not cached) */
     opal_list_t regions;
+    uint32_t regions_forgotten;
     /** the target's lock word when reached with loads/stores (myself, and
      * node-local peers through the shared segment), else NULL */
     ompi_osc_newrma_lock_word_t *lock;
@@ -144,35 +149,6 @@ struct ompi_osc_newrma_peer_t {
     /** MPI_Win_lock call order: remote locks are requested in this order */
     int lock_seq;
 };
-
-/** A memory region attached to a dynamic window (local or cached remote). */
-typedef struct {
-    opal_list_item_t super;
-    uint64_t base;
-    size_t len;
-    /** local: registration and packed rkey; remote: unpacked rkey */
-    ucp_mem_h memh;
-    void *rkey_packed;
-    size_t rkey_packed_len;
-    ucp_rkey_h rkey;
-} ompi_osc_newrma_region_t;
-OBJ_CLASS_DECLARATION(ompi_osc_newrma_region_t);
-
-/**
- * The region of @p regions (a list of ompi_osc_newrma_region_t) that holds
- * all of [lo, hi), or NULL.  The caller holds the lock protecting the list.
- */
-ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
-                                                      uint64_t hi);
-
-/**
- * Whether regions of @p regions, adjacent one to the next, together hold all
- * of [lo, hi); if so *@p run_lo and *@p run_hi are the bounds of those
- * regions (the first one's base, the last one's end).  The caller holds the
- * lock protecting the list.
- */
-bool ompi_osc_newrma_region_run(opal_list_t *regions, uint64_t lo, uint64_t hi, uint64_t *run_lo,
-                                uint64_t *run_hi);
 
 /** One side of PSCW (the access group of WIN_START or the exposure group of
  * WIN_POST): the group as sorted ranks of the window's communicator and the
@@ -246,7 +222,12 @@ struct ompi_osc_newrma_module_t {
     /** dynamic: registrations of runs of adjacent attached regions that one
      * access spans (made on a peer's region query, dropped with a member) */
     opal_list_t attached_runs;
+    /** protects attached, attached_runs and every peer's region cache
+     * (taken by packet handlers without the window lock; taken after the
+     * window lock, and nothing but packet sends happen while it is held) */
     opal_mutex_t attached_lock;
+    /** dynamic: REGION_FORGET packets of a detach not yet acknowledged */
+    ompi_osc_newrma_atomic_t forget_pending;
     /** target side of PUT packets: origin rank -> packets applied and not
      * yet acknowledged; RMA_DONEs waiting for more packets */
     opal_hash_table_t am_received;

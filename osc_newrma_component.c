@@ -141,6 +141,11 @@ static int component_register(void)
                    "segment is most of the cost of MPI_Win_allocate and MPI_Win_free on a node); "
                    "0 unmaps at once (default: 33554432)",
                    &component.shm_cache_bytes, 32UL << 20);
+    register_uint("dynamic_regions",
+                  "Regions of one target's dynamic window an origin keeps cached (address "
+                  "range and rkey); the least recently used beyond it are looked up again "
+                  "when next accessed (minimum 1, default: 64)",
+                  &component.dynamic_regions, 64);
     return OMPI_SUCCESS;
 }
 

@@ -24,26 +24,6 @@
 
 #define component mca_osc_newrma_component
 
-static void region_construct(ompi_osc_newrma_region_t *region)
-{
-    region->base = 0;
-    region->len = 0;
-    region->memh = NULL;
-    region->rkey_packed = NULL;
-    region->rkey_packed_len = 0;
-    region->rkey = NULL;
-}
-
-static void region_destruct(ompi_osc_newrma_region_t *region)
-{
-    if (NULL != region->rkey) {
-        ucp_rkey_destroy(region->rkey);
-    }
-    ompi_osc_newrma_ucx_mem_unmap(region->memh, region->rkey_packed);
-}
-
-OBJ_CLASS_INSTANCE(ompi_osc_newrma_region_t, opal_list_item_t, region_construct, region_destruct);
-
 static const ompi_osc_base_module_t module_template = {
     .osc_win_shared_query = ompi_osc_newrma_shared_query,
     .osc_win_attach = ompi_osc_newrma_attach,
@@ -686,56 +666,6 @@ ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid)
 
 /* ---- dynamic windows ---- */
 
-ompi_osc_newrma_region_t *ompi_osc_newrma_region_find(opal_list_t *regions, uint64_t lo,
-                                                      uint64_t hi)
-{
-    ompi_osc_newrma_region_t *region;
-
-    OPAL_LIST_FOREACH(region, regions, ompi_osc_newrma_region_t)
-    {
-        if (lo >= region->base && hi <= region->base + region->len) {
-            return region;
-        }
-    }
-    return NULL;
-}
-
-/* The region holding byte @p addr, or NULL. */
-static ompi_osc_newrma_region_t *region_at(opal_list_t *regions, uint64_t addr)
-{
-    ompi_osc_newrma_region_t *region;
-
-    OPAL_LIST_FOREACH(region, regions, ompi_osc_newrma_region_t)
-    {
-        if (addr >= region->base && addr < region->base + region->len) {
-            return region;
-        }
-    }
-    return NULL;
-}
-
-bool ompi_osc_newrma_region_run(opal_list_t *regions, uint64_t lo, uint64_t hi, uint64_t *run_lo,
-                                uint64_t *run_hi)
-{
-    ompi_osc_newrma_region_t *region = region_at(regions, lo);
-
-    if (NULL == region) {
-        return false;
-    }
-    *run_lo = region->base;
-    *run_hi = region->base + region->len;
-    /* regions never overlap (attach refuses it): the next one starts where
-     * this one ends */
-    while (*run_hi < hi) {
-        region = region_at(regions, *run_hi);
-        if (NULL == region) {
-            return false;
-        }
-        *run_hi = region->base + region->len;
-    }
-    return true;
-}
-
 static bool regions_overlap(ompi_osc_newrma_module_t *module, uint64_t base, size_t len)
 {
     ompi_osc_newrma_region_t *region;
@@ -784,28 +714,34 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     return ret;
 }
 
-/* A run registration that held detached memory goes with it. */
-static void detach_runs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_region_t *detached)
+/* A run registration that held detached memory goes with it; the ranks
+ * told about it join @p ranks. */
+static int detach_runs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_region_t *detached,
+                       int **ranks, int *count, int *size)
 {
     ompi_osc_newrma_region_t *run, *next;
+    int ret = OMPI_SUCCESS;
 
     OPAL_LIST_FOREACH_SAFE(run, next, &module->attached_runs, ompi_osc_newrma_region_t)
     {
         if (run->base < detached->base + detached->len && detached->base < run->base + run->len) {
+            if (OMPI_SUCCESS == ret) {
+                ret = ompi_osc_newrma_region_add_origins(run, ranks, count, size);
+            }
             opal_list_remove_item(&module->attached_runs, &run->super);
             OBJ_RELEASE(run);
         }
     }
+    return ret;
 }
 
-int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
+/* The attached region starting at @p base, taken off the list with the
+ * runs holding it; the ranks that may cache any of them in @p ranks. */
+static ompi_osc_newrma_region_t *detach_take(ompi_osc_newrma_module_t *module, const void *base,
+                                             int **ranks, int *count, int *size, int *ret)
 {
-    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     ompi_osc_newrma_region_t *region, *found = NULL;
 
-    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        return OMPI_ERR_RMA_FLAVOR;
-    }
     opal_mutex_lock(&module->attached_lock);
     OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
     {
@@ -816,14 +752,38 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
     }
     if (NULL != found) {
         opal_list_remove_item(&module->attached, &found->super);
-        detach_runs(module, found);
+        *ret = ompi_osc_newrma_region_add_origins(found, ranks, count, size);
+        int ret2 = detach_runs(module, found, ranks, count, size);
+        *ret = OMPI_SUCCESS != *ret ? *ret : ret2;
     }
     opal_mutex_unlock(&module->attached_lock);
+    return found;
+}
+
+/* MPI_Win_detach returns once no origin can reach the memory through a
+ * registration it cached: each origin told about it forgets it and
+ * answers; the memory is unregistered after. */
+int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    ompi_osc_newrma_region_t *found;
+    int *ranks = NULL, count = 0, size = 0, ret = OMPI_SUCCESS;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return OMPI_ERR_RMA_FLAVOR;
+    }
+    found = detach_take(module, base, &ranks, &count, &size, &ret);
     if (NULL == found) {
         return OMPI_ERR_RMA_ATTACH;
     }
+    if (OMPI_SUCCESS == ret && count > 0) {
+        ompi_osc_newrma_module_lock(module);
+        ret = ompi_osc_newrma_pkt_region_forget(module, ranks, count, found->base, found->len);
+        ompi_osc_newrma_module_unlock(module);
+    }
+    free(ranks);
     OBJ_RELEASE(found);
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 /* ---- shared windows ---- */

@@ -32,6 +32,9 @@ typedef struct {
     char *direct;
     ucp_ep_h ep;
     ucp_rkey_h rkey;
+    /** dynamic window: the cached region rkey belongs to, with a reference
+     * that passes to the operation (released by whoever keeps it last) */
+    ompi_osc_newrma_region_t *region;
     /** remote address of the access's displacement */
     uint64_t addr;
 } rma_target_mem_t;
@@ -106,21 +109,15 @@ static bool rma_local_attached(ompi_osc_newrma_module_t *module, uint64_t lo, ui
     return found;
 }
 
-/* Dynamic window, remote memory: cached region, or ask the target. */
-static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_t lo, uint64_t hi,
-                             ucp_ep_h ep, ompi_osc_newrma_region_t **region_p)
+/* Ask @p rank for the region holding [lo, hi): a new region object (one
+ * reference, the caller's). */
+static int rma_region_query(ompi_osc_newrma_module_t *module, int rank, uint64_t lo, uint64_t hi,
+                            ucp_ep_h ep, ompi_osc_newrma_region_t **region_p)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
     ompi_osc_newrma_region_query_t query;
     ompi_osc_newrma_region_t *region;
-    int ret;
+    int ret = ompi_osc_newrma_pkt_region_query(module, rank, lo, hi - lo, &query);
 
-    region = ompi_osc_newrma_region_find(&peer->regions, lo, hi);
-    if (NULL != region) {
-        *region_p = region;
-        return OMPI_SUCCESS;
-    }
-    ret = ompi_osc_newrma_pkt_region_query(module, rank, lo, hi - lo, &query);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -137,9 +134,53 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
         OBJ_RELEASE(region);
         return ret;
     }
-    opal_list_append(&peer->regions, &region->super);
     *region_p = region;
     return OMPI_SUCCESS;
+}
+
+/* Dynamic window, remote memory: the cached region, or ask the target.
+ * *@p region_p comes with a reference for the caller (an operation keeps
+ * it while it uses the rkey).  An answer overtaken by a REGION_FORGET of
+ * the same target may describe detached memory: it is not used, the target
+ * is asked again. */
+static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_t lo, uint64_t hi,
+                             ucp_ep_h ep, ompi_osc_newrma_region_t **region_p)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_region_t *region;
+    uint32_t forgotten;
+    bool cached;
+    int ret;
+
+    for (;;) {
+        opal_mutex_lock(&module->attached_lock);
+        region = ompi_osc_newrma_region_cache_find(&peer->regions, lo, hi);
+        if (NULL != region) {
+            OBJ_RETAIN(region);
+        }
+        forgotten = peer->regions_forgotten;
+        opal_mutex_unlock(&module->attached_lock);
+        if (NULL != region) {
+            *region_p = region;
+            return OMPI_SUCCESS;
+        }
+        ret = rma_region_query(module, rank, lo, hi, ep, &region);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        opal_mutex_lock(&module->attached_lock);
+        cached = (forgotten == peer->regions_forgotten);
+        if (cached) {
+            OBJ_RETAIN(region);
+            ompi_osc_newrma_region_cache_add(&peer->regions, region, component.dynamic_regions);
+        }
+        opal_mutex_unlock(&module->attached_lock);
+        if (cached) {
+            *region_p = region;
+            return OMPI_SUCCESS;
+        }
+        OBJ_RELEASE(region);
+    }
 }
 
 static int rma_resolve_dynamic(ompi_osc_newrma_module_t *module, const rma_args_t *a, ptrdiff_t lo,
@@ -165,6 +206,7 @@ static int rma_resolve_dynamic(ompi_osc_newrma_module_t *module, const rma_args_
         return ret;
     }
     mem->rkey = region->rkey;
+    mem->region = region;
     mem->addr = addr;
     return OMPI_SUCCESS;
 }
@@ -453,6 +495,9 @@ int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     ret2 = op_deliver_result(op); /* also frees the staging buffer */
     ret = OMPI_SUCCESS != ret ? ret : ret2;
     op_release_datatypes(op);
+    if (NULL != op->rkey_owner) {
+        OBJ_RELEASE(op->rkey_owner);
+    }
     if (NULL != op->request) {
         ompi_osc_newrma_request_complete(op->request, ret);
         op->request = NULL;
@@ -484,7 +529,7 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 
 /* Queue the access as an op element on its target element (RMA_OP). */
 static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       const rma_target_mem_t *mem, size_t bytes, bool *queued)
+                       rma_target_mem_t *mem, size_t bytes, bool *queued)
 {
     ompi_osc_newrma_target_t *target;
     ompi_osc_newrma_op_t *op;
@@ -506,6 +551,7 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->module = module;
     op->ep = mem->ep;
     op->rkey = mem->rkey;
+    op->rkey_owner = NULL;
     op->target_addr = mem->addr;
     op->request = a->request;
     op->acc_op = a->op;
@@ -529,6 +575,9 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
         ompi_osc_newrma_pool_put(&module->op_pool, &component.op_global_pool, &op->super);
         return ret;
     }
+    /* the op keeps the rkey's region from here on */
+    op->rkey_owner = NULL != mem->region ? &mem->region->super.super : NULL;
+    mem->region = NULL;
     ompi_osc_newrma_target_enqueue_op(target, op);
     *queued = true;
     if (NULL != op->request) {
@@ -615,6 +664,9 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
         return rma_direct(a, mem.direct, bytes);
     }
     ret = rma_enqueue(module, a, &mem, bytes, queued);
+    if (NULL != mem.region) {
+        OBJ_RELEASE(mem.region); /* not queued: nobody uses the rkey */
+    }
     if (OMPI_SUCCESS == ret && module->config.active_req_threshold >= 0 &&
         module->active_reqs > module->config.active_req_threshold) {
         ret = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);

@@ -52,6 +52,9 @@ struct ompi_osc_newrma_op_t {
     /** transport target: endpoint, rkey and remote address of target_disp */
     ucp_ep_h ep;
     ucp_rkey_h rkey;
+    /** the object that owns rkey, retained while the op may use it (a
+     * dynamic window's cached region), or NULL */
+    opal_object_t *rkey_owner;
     uint64_t target_addr;
     /** MPI_Rput / MPI_Rget: completed at local completion, or NULL */
     struct ompi_request_t *request;

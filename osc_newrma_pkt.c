@@ -61,9 +61,11 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_WAKE] = "WAKE",
         [OMPI_OSC_NEWRMA_PKT_ACC] = "ACC",
         [OMPI_OSC_NEWRMA_PKT_ACC_REPLY] = "ACC_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_REGION_FORGET] = "REGION_FORGET",
+        [OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK] = "REGION_FORGET_ACK",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_ACC_REPLY) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK) {
         return "UNKNOWN";
     }
     return names[type];
@@ -151,6 +153,10 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
 
     opal_mutex_lock(&module->attached_lock);
     found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
+    /* the origin may cache it from now on: a detach must tell it */
+    if (NULL != found && OMPI_SUCCESS != ompi_osc_newrma_region_note_origin(found, pkt->hdr.src)) {
+        found = NULL;
+    }
     reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
     reply.src = module->my_rank;
     reply.status = (NULL == found) ? OMPI_ERR_RMA_RANGE : OMPI_SUCCESS;
@@ -183,6 +189,25 @@ static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
     }
     opal_atomic_wmb();
     query->done = true;
+}
+
+/* Origin side: the target detached memory; no access may use a cached
+ * registration of it any more.  The count tells a query in flight that its
+ * answer may be stale (ompi_osc_newrma_pkt_region_query). */
+static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[pkt->hdr.src];
+    ompi_osc_newrma_pkt_hdr_t ack = pkt->hdr;
+
+    opal_mutex_lock(&module->attached_lock);
+    (void) ompi_osc_newrma_region_cache_drop(&peer->regions, pkt->hdr.addr,
+                                             pkt->hdr.addr + pkt->hdr.len);
+    peer->regions_forgotten++;
+    opal_mutex_unlock(&module->attached_lock);
+    ack.type = OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &ack, NULL, 0)) {
+        opal_output(0, "osc/newrma: cannot acknowledge a detach of rank %d", pkt->hdr.src);
+    }
 }
 
 /* ---- PUT packets and RMA_DONE at the target ---- */
@@ -411,6 +436,12 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         case OMPI_OSC_NEWRMA_PKT_REGION_REPLY:
             pkt_handle_region_reply(pkt);
             return;
+        case OMPI_OSC_NEWRMA_PKT_REGION_FORGET:
+            pkt_handle_region_forget(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK:
+            opal_atomic_add_fetch_32(&module->forget_pending, -1);
+            return;
         default:
             OSC_NEWRMA_VERBOSE(1, "dropping packet of unknown type %u", pkt->hdr.type);
             return;
@@ -512,6 +543,33 @@ int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int targe
     }
     opal_atomic_rmb();
     return query->status;
+}
+
+static bool region_forget_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return 0 == module->forget_pending;
+}
+
+int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks,
+                                      int count, uint64_t addr, uint64_t len)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret = OMPI_SUCCESS;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_REGION_FORGET;
+    hdr.addr = addr;
+    hdr.len = len;
+    for (int i = 0; OMPI_SUCCESS == ret && i < count; ++i) {
+        opal_atomic_add_fetch_32(&module->forget_pending, 1);
+        ret = ompi_osc_newrma_pkt_send(module, ranks[i], &hdr, NULL, 0);
+        if (OMPI_SUCCESS != ret) {
+            opal_atomic_add_fetch_32(&module->forget_pending, -1);
+        }
+    }
+    /* the ones sent are answered even when a later send failed */
+    int wait = ompi_osc_newrma_progress_wait(module, region_forget_done, NULL);
+    return OMPI_SUCCESS != ret ? ret : wait;
 }
 
 /* ---- PUT packets and RMA_DONE at the origin ---- */

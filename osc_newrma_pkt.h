@@ -49,7 +49,11 @@ typedef enum {
      * offset tag (+ compare value for CAS); counted like PUT packets */
     OMPI_OSC_NEWRMA_PKT_ACC,
     /** old values of one fetching ACC chunk (tag: offset, tag2: op element) */
-    OMPI_OSC_NEWRMA_PKT_ACC_REPLY
+    OMPI_OSC_NEWRMA_PKT_ACC_REPLY,
+    /** the target detached [addr, addr+len): forget cached regions in it */
+    OMPI_OSC_NEWRMA_PKT_REGION_FORGET,
+    /** answers REGION_FORGET: this origin no longer holds them */
+    OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK
 } ompi_osc_newrma_pkt_type_t;
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
@@ -175,5 +179,13 @@ void ompi_osc_newrma_pkt_drain(void);
  */
 int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int target, uint64_t addr,
                                      uint64_t len, ompi_osc_newrma_region_query_t *query);
+
+/**
+ * Target side of MPI_Win_detach: tell @p ranks (@p count of them) to forget
+ * [addr, addr+len) and wait until each has (window lock held; released
+ * while waiting).
+ */
+int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks,
+                                      int count, uint64_t addr, uint64_t len);
 
 #endif /* OMPI_OSC_NEWRMA_PKT_H */

@@ -68,16 +68,14 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module)
  * targets may detach and attach memory between epochs. */
 static void fence_forget_regions(ompi_osc_newrma_module_t *module)
 {
-    opal_list_item_t *item;
-
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
         return;
     }
+    opal_mutex_lock(&module->attached_lock);
     for (int i = 0; i < module->comm_size; ++i) {
-        while (NULL != (item = opal_list_remove_first(&module->peers[i].regions))) {
-            OBJ_RELEASE(item);
-        }
+        ompi_osc_newrma_region_cache_clear(&module->peers[i].regions);
     }
+    opal_mutex_unlock(&module->attached_lock);
 }
 
 /* A previous FENCE's IBARRIER must finish before the next one starts. */
