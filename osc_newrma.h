@@ -72,6 +72,7 @@ struct ompi_osc_newrma_component_t {
     int active_req_threshold;
     unsigned long shm_cache_bytes;
     unsigned int dynamic_regions;
+    int test_fail_rdma;
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */
@@ -250,6 +251,9 @@ struct ompi_osc_newrma_module_t {
     bool lock_all_nocheck;
     /** window-protocol LOCK requests not granted yet */
     ompi_osc_newrma_atomic_t lock_all_pending;
+    /** first error of an operation completed since the last synchronization
+     * returned one (ompi_osc_newrma_module_error) */
+    ompi_osc_newrma_atomic_t error;
 
     /* ---- passive target, target side (the agent) ---- */
     /** my lock word: in the shared segment, or self_lock_word */
@@ -392,6 +396,21 @@ static inline void ompi_osc_newrma_module_unlock(ompi_osc_newrma_module_t *modul
     if (module->lock_mt) {
         opal_mutex_unlock(&module->lock);
     }
+}
+
+/** An operation failed: the next synchronization call to finish waiting
+ * returns @p err (the first one, if several failed meanwhile). */
+static inline void ompi_osc_newrma_module_error(ompi_osc_newrma_module_t *module, int err)
+{
+    int32_t none = OMPI_SUCCESS;
+
+    (void) opal_atomic_compare_exchange_strong_32(&module->error, &none, err);
+}
+
+/** The error recorded for the caller to return, cleared; OMPI_SUCCESS if none. */
+static inline int ompi_osc_newrma_module_take_error(ompi_osc_newrma_module_t *module)
+{
+    return 0 == module->error ? OMPI_SUCCESS : (int) opal_atomic_swap_32(&module->error, 0);
 }
 
 /** @return true with the window lock taken, false when someone holds it. */

@@ -146,6 +146,11 @@ static int component_register(void)
                   "range and rkey); the least recently used beyond it are looked up again "
                   "when next accessed (minimum 1, default: 64)",
                   &component.dynamic_regions, 64);
+    register_int("test_fail_rdma",
+                 "Test hook: the Nth UCX transfer (RDMA or atomic) this process completes is "
+                 "reported as failed, to check that the error reaches the caller; 0 never "
+                 "(default: 0)",
+                 &component.test_fail_rdma, 0);
     return OMPI_SUCCESS;
 }
 

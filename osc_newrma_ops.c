@@ -482,10 +482,10 @@ static int op_deliver_result(ompi_osc_newrma_op_t *op)
 
 int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
 {
-    int ret = OMPI_SUCCESS, ret2;
+    int ret = op->status, ret2;
 
     if (NULL != op->bounce) {
-        if (OMPI_OSC_NEWRMA_OP_GET == op->kind) {
+        if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_OP_GET == op->kind) {
             ret = ompi_osc_newrma_dtype_unpack(op->origin_addr, op->origin_dt, op->origin_count,
                                                op->bounce, op->bytes);
         }
@@ -552,6 +552,7 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->ep = mem->ep;
     op->rkey = mem->rkey;
     op->rkey_owner = NULL;
+    op->status = OMPI_SUCCESS;
     op->target_addr = mem->addr;
     op->request = a->request;
     op->acc_op = a->op;

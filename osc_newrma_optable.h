@@ -47,6 +47,8 @@ struct ompi_osc_newrma_op_t {
     bool issued;
     /** transport requests of this op still in flight */
     ompi_osc_newrma_atomic_t outstanding;
+    /** OMPI_SUCCESS, or the error a transport request completed with */
+    volatile int status;
     /** window the op belongs to (completion callbacks update its counters) */
     ompi_osc_newrma_module_t *module;
     /** transport target: endpoint, rkey and remote address of target_disp */

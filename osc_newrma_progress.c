@@ -157,7 +157,9 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
         }
         ret = ompi_osc_newrma_op_finish(module, op);
         if (OMPI_SUCCESS != ret) {
-            return ret;
+            /* whoever runs progress, the user's next synchronization
+             * reports it; the op is done either way */
+            ompi_osc_newrma_module_error(module, ret);
         }
         count++;
     }
@@ -328,7 +330,7 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
             return ret;
         }
         if (cond(module, arg)) {
-            return OMPI_SUCCESS;
+            return ompi_osc_newrma_module_take_error(module);
         }
         ompi_osc_newrma_module_unlock(module);
         opal_progress();

@@ -301,28 +301,51 @@ static void ucx_op_count(ompi_osc_newrma_op_t *op, int32_t delta)
     opal_atomic_add_fetch_32(&op->module->active_reqs, delta);
 }
 
-static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
+/* The completion status of one transfer; osc_newrma_test_fail_rdma turns
+ * the Nth one into an I/O error (test hook: UCX on one machine never fails). */
+static ucs_status_t ucx_rdma_status(ucs_status_t status)
 {
-    ompi_osc_newrma_op_t *op = user_data;
+    static ompi_osc_newrma_atomic_t completed = 0;
 
+    if (component.test_fail_rdma > 0 &&
+        opal_atomic_add_fetch_32(&completed, 1) == component.test_fail_rdma) {
+        return UCS_ERR_IO_ERROR;
+    }
+    return status;
+}
+
+/* A failed transfer fails its op: the synchronization that completes the op
+ * returns the error (ompi_osc_newrma_module_error). */
+static void ucx_op_done(ompi_osc_newrma_op_t *op, ucs_status_t status, const char *what)
+{
+    status = ucx_rdma_status(status);
     if (UCS_OK != status) {
-        opal_output(0, "osc/newrma: RDMA operation failed: %s", ucs_status_string(status));
+        OSC_NEWRMA_VERBOSE(1, "%s failed: %s", what, ucs_status_string(status));
+        op->status = OMPI_ERROR;
+        opal_atomic_wmb();
     }
     ucx_op_count(op, -1);
+}
+
+static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_op_done(user_data, status, "RDMA operation");
     ucp_request_free(request);
 }
 
-/* A transfer that completed at once (or failed) is not counted. */
+/* A transfer that completed at once is done here; one that could not start
+ * fails the call itself. */
 static int ucx_op_started(ompi_osc_newrma_op_t *op, ucs_status_ptr_t req, const char *what)
 {
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
-    ucx_op_count(op, -1);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
+        ucx_op_count(op, -1);
         opal_output(0, "osc/newrma: %s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
         return OMPI_ERROR;
     }
+    ucx_op_done(op, UCS_OK, what);
     return OMPI_SUCCESS;
 }
 

@@ -1,0 +1,58 @@
+/*
+ * A UCX transfer that completes with an error is not counted as done: the
+ * MPI_Win_flush that completes it returns an error class through the
+ * window's error handler, the window stays usable, and later transfers
+ * land.  Rank 0 sets the component's test hook (osc_newrma_test_fail_rdma,
+ * argv[1]: the Nth transfer fails) and PUTs to rank 1 five times in one
+ * lock_all epoch, flushing after each; only the Nth flush fails.
+ * Meant for the UCX path (osc_newrma_shm 0): direct load/store has no
+ * transfer to fail.
+ */
+#include "mtest.h"
+
+#define PUTS 5
+
+int main(int argc, char **argv)
+{
+    const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
+    int fail_at = argc > 1 ? atoi(argv[1]) : 2, nprocs, rc;
+    long *base, vals[PUTS + 1];
+    MPI_Win win;
+
+    if (NULL != rank_env && 0 == strcmp(rank_env, "0") && argc > 1) {
+        setenv("OMPI_MCA_osc_newrma_test_fail_rdma", argv[1], 1);
+    }
+    mtest_init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_CHECK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                               &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    *base = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (0 == mtest_rank) {
+        MPI_CHECK(MPI_Win_lock_all(0, win));
+        for (int i = 1; i <= PUTS; ++i) {
+            vals[i] = 100 + i;
+            MPI_CHECK(MPI_Put(&vals[i], 1, MPI_LONG, 1, 0, 1, MPI_LONG, win));
+            rc = MPI_Win_flush(1, win);
+            if (i == fail_at) {
+                int cls = MPI_SUCCESS;
+                MPI_Error_class(rc, &cls);
+                MTEST_CHECK(MPI_ERR_OTHER == cls || MPI_ERR_INTERN == cls,
+                            "flush after the failed transfer %d: error class %d", i, cls);
+            } else {
+                MTEST_CHECK(MPI_SUCCESS == rc, "flush after transfer %d failed: %d", i, rc);
+            }
+        }
+        MPI_CHECK(MPI_Win_unlock_all(win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (1 == mtest_rank) {
+        MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win));
+        MTEST_CHECK(100 + PUTS == *base, "the last put left %ld, expected %d", *base, 100 + PUTS);
+        MPI_CHECK(MPI_Win_unlock(1, win));
+    }
+    MPI_CHECK(MPI_Win_free(&win));
+    return mtest_finalize();
+}
