@@ -398,8 +398,9 @@ static inline void ompi_osc_newrma_module_unlock(ompi_osc_newrma_module_t *modul
     }
 }
 
-/** An operation failed: the next synchronization call to finish waiting
- * returns @p err (the first one, if several failed meanwhile). */
+/** An operation failed: the next synchronization that completes operations
+ * (fence, complete, flush family, unlock, unlock_all) returns @p err (the
+ * first one, if several failed meanwhile). */
 static inline void ompi_osc_newrma_module_error(ompi_osc_newrma_module_t *module, int err)
 {
     int32_t none = OMPI_SUCCESS;
@@ -407,10 +408,17 @@ static inline void ompi_osc_newrma_module_error(ompi_osc_newrma_module_t *module
     (void) opal_atomic_compare_exchange_strong_32(&module->error, &none, err);
 }
 
-/** The error recorded for the caller to return, cleared; OMPI_SUCCESS if none. */
-static inline int ompi_osc_newrma_module_take_error(ompi_osc_newrma_module_t *module)
+/**
+ * What a synchronization that completes operations returns: its own error
+ * @p ret, else the operation error recorded since the last one was reported
+ * (cleared either way: each is reported once).  Taken after the call's state
+ * change, so an error never leaves an epoch half closed.
+ */
+static inline int ompi_osc_newrma_sync_result(ompi_osc_newrma_module_t *module, int ret)
 {
-    return 0 == module->error ? OMPI_SUCCESS : (int) opal_atomic_swap_32(&module->error, 0);
+    int err = 0 == module->error ? OMPI_SUCCESS : (int) opal_atomic_swap_32(&module->error, 0);
+
+    return OMPI_SUCCESS != ret ? ret : err;
 }
 
 /** @return true with the window lock taken, false when someone holds it. */

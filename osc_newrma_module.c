@@ -361,8 +361,6 @@ out:
 
 static void module_peers_free(ompi_osc_newrma_module_t *module)
 {
-    opal_list_item_t *item;
-
     if (NULL == module->peers) {
         return;
     }
@@ -372,9 +370,7 @@ static void module_peers_free(ompi_osc_newrma_module_t *module)
             ucp_rkey_destroy(peer->rkey);
         }
         free(peer->rkey_packed);
-        while (NULL != (item = opal_list_remove_first(&peer->regions))) {
-            OBJ_RELEASE(item);
-        }
+        ompi_osc_newrma_region_cache_clear(&peer->regions);
         OBJ_DESTRUCT(&peer->regions);
     }
     free(module->peers);

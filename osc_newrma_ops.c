@@ -8,6 +8,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "ompi/datatype/ompi_datatype.h"
@@ -211,6 +212,26 @@ static int rma_resolve_dynamic(ompi_osc_newrma_module_t *module, const rma_args_
     return OMPI_SUCCESS;
 }
 
+/* The target is reached with loads and stores: myself, or a node-local peer
+ * in the shared segment when the window uses it directly. */
+static inline bool rma_peer_direct(const ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_peer_t *peer, int rank)
+{
+    return NULL != peer->shm_base && (rank == module->my_rank || module->shm.direct);
+}
+
+/* Byte offset of @p disp in @p peer's window, when bytes [lo, hi) relative
+ * to it lie inside the window; no overflow anywhere (a wrapped offset could
+ * land inside the window). */
+static inline bool rma_window_offset(const ompi_osc_newrma_peer_t *peer, ptrdiff_t disp,
+                                     ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *offset_p)
+{
+    return !__builtin_mul_overflow(disp, (ptrdiff_t) peer->disp_unit, offset_p) &&
+           !__builtin_add_overflow(*offset_p, lo, &lo) &&
+           !__builtin_add_overflow(*offset_p, hi, &hi) && lo >= 0 &&
+           hi <= (ptrdiff_t) peer->size;
+}
+
 /* Find the target bytes and check the access lies inside the target window. */
 static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rma_target_mem_t *mem)
 {
@@ -223,13 +244,10 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         return rma_resolve_dynamic(module, a, lo, hi, mem);
     }
-    /* no overflow: a wrapped offset could land inside the window */
-    if (__builtin_mul_overflow(a->target_disp, (ptrdiff_t) peer->disp_unit, &offset) ||
-        __builtin_add_overflow(offset, lo, &lo) || __builtin_add_overflow(offset, hi, &hi) ||
-        lo < 0 || hi > (ptrdiff_t) peer->size) {
+    if (!rma_window_offset(peer, a->target_disp, lo, hi, &offset)) {
         return OMPI_ERR_RMA_RANGE;
     }
-    if (NULL != peer->shm_base && (a->target == module->my_rank || module->shm.direct)) {
+    if (rma_peer_direct(module, peer, a->target)) {
         mem->direct = peer->shm_base + offset;
         return OMPI_SUCCESS;
     }
@@ -785,27 +803,26 @@ static inline bool rma_fast(const ompi_osc_newrma_module_t *module, int origin_c
                             int target_count, struct ompi_datatype_t *target_dt, rma_fast_t *f)
 {
     const ompi_osc_newrma_peer_t *peer;
-    ptrdiff_t toff, offset;
+    ptrdiff_t toff, tend, offset;
 
     if (OPAL_UNLIKELY((unsigned) target >= (unsigned) module->comm_size ||
                       MPI_WIN_FLAVOR_DYNAMIC == module->flavor)) {
         return false;
     }
     peer = &module->peers[target];
-    if (NULL == peer->shm_base || !(module->shm.direct || target == module->my_rank) ||
-        !rma_fast_epoch(module, peer) ||
+    if (!rma_peer_direct(module, peer, target) || !rma_fast_epoch(module, peer) ||
         !ompi_osc_newrma_dtype_contig(target_dt, target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &f->origin_offset)) {
         return false;
     }
     f->bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
-    if (0 == f->bytes || f->bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
-        __builtin_mul_overflow(target_disp, (ptrdiff_t) peer->disp_unit, &offset) ||
-        __builtin_add_overflow(offset, toff, &offset) || offset < 0 ||
-        (size_t) offset > peer->size || f->bytes > peer->size - (size_t) offset) {
+    if (0 == f->bytes || f->bytes > PTRDIFF_MAX ||
+        f->bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
+        __builtin_add_overflow(toff, (ptrdiff_t) f->bytes, &tend) ||
+        !rma_window_offset(peer, target_disp, toff, tend, &offset)) {
         return false;
     }
-    f->target = peer->shm_base + offset;
+    f->target = peer->shm_base + offset + toff;
     return true;
 }
 

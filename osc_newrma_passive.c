@@ -652,22 +652,25 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
 
 /* MPI_PROC_NULL makes a passive call a no-op that succeeds (as RMA calls to
  * it are); Open MPI's bindings refuse it before we are called unless
- * mpi_param_check is off, and let no other rank outside the group through. */
-static int passive_rank(ompi_osc_newrma_module_t *module, int rank)
+ * mpi_param_check is off, and let no other rank outside the group through.
+ * @return true when the call is over, with its result in *@p ret_p. */
+static bool passive_rank_done(ompi_osc_newrma_module_t *module, int rank, int *ret_p)
 {
     if (MPI_PROC_NULL == rank) {
-        return OMPI_EXISTS;
+        *ret_p = OMPI_SUCCESS;
+        return true;
     }
-    return rank >= 0 && rank < module->comm_size ? OMPI_SUCCESS : MPI_ERR_RANK;
+    *ret_p = rank >= 0 && rank < module->comm_size ? OMPI_SUCCESS : MPI_ERR_RANK;
+    return OMPI_SUCCESS != *ret_p;
 }
 
 int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret = passive_rank(module, target);
+    int ret;
 
-    if (OMPI_SUCCESS != ret) {
-        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+    if (passive_rank_done(module, target, &ret)) {
+        return ret;
     }
     ompi_osc_newrma_module_lock(module);
     ret = lock_locked(module, lock_type, target, mpi_assert);
@@ -678,13 +681,13 @@ int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_
 int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    int ret = passive_rank(module, target);
+    int ret;
 
-    if (OMPI_SUCCESS != ret) {
-        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+    if (passive_rank_done(module, target, &ret)) {
+        return ret;
     }
     ompi_osc_newrma_module_lock(module);
-    ret = unlock_locked(module, target);
+    ret = ompi_osc_newrma_sync_result(module, unlock_locked(module, target));
     ompi_osc_newrma_module_unlock(module);
     ompi_osc_newrma_agent_turn(module); /* as for flushes: direct unlocks never wait */
     return ret;
@@ -746,7 +749,7 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = unlock_all_locked(module);
+    ret = ompi_osc_newrma_sync_result(module, unlock_all_locked(module));
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }
@@ -803,7 +806,8 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = rank >= 0 ? flush_locked(module, rank, flag) : flush_all_locked(module, flag);
+    ret = ompi_osc_newrma_sync_result(module, rank >= 0 ? flush_locked(module, rank, flag)
+                                                        : flush_all_locked(module, flag));
     ompi_osc_newrma_module_unlock(module);
     ompi_osc_newrma_agent_turn(module);
     return ret;
@@ -812,12 +816,10 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
 /* One target's flush; MPI_PROC_NULL a no-op. */
 static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
 {
-    int ret = passive_rank(ompi_osc_newrma_module(win), rank);
+    int ret;
 
-    if (OMPI_SUCCESS != ret) {
-        return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
-    }
-    return flush_call(win, rank, flag);
+    return passive_rank_done(ompi_osc_newrma_module(win), rank, &ret) ? ret
+                                                                       : flush_call(win, rank, flag);
 }
 
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)

@@ -157,8 +157,8 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
         }
         ret = ompi_osc_newrma_op_finish(module, op);
         if (OMPI_SUCCESS != ret) {
-            /* whoever runs progress, the user's next synchronization
-             * reports it; the op is done either way */
+            /* whoever runs progress, the user's next completing
+             * synchronization reports it; the op is done either way */
             ompi_osc_newrma_module_error(module, ret);
         }
         count++;
@@ -330,7 +330,7 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
             return ret;
         }
         if (cond(module, arg)) {
-            return ompi_osc_newrma_module_take_error(module);
+            return OMPI_SUCCESS;
         }
         ompi_osc_newrma_module_unlock(module);
         opal_progress();

@@ -198,7 +198,7 @@ int ompi_osc_newrma_fence(int mpi_assert, struct ompi_win_t *win)
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = fence_locked(module, mpi_assert);
+    ret = ompi_osc_newrma_sync_result(module, fence_locked(module, mpi_assert));
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }
@@ -476,7 +476,7 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = complete_locked(module);
+    ret = ompi_osc_newrma_sync_result(module, complete_locked(module));
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }
