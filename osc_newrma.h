@@ -51,6 +51,10 @@ typedef struct {
     /** accumulate_ordering is not "none": accumulates from one origin to
      * one location take effect in program order */
     bool acc_ordered;
+    /** UCX path: bytes of packets packed into one active message per
+     * target (0: no aggregation), and the largest PUT sent as a packet */
+    size_t aggregate_bytes;
+    size_t aggregate_threshold;
 } ompi_osc_newrma_config_t;
 
 struct ompi_osc_newrma_component_t {
@@ -70,9 +74,12 @@ struct ompi_osc_newrma_component_t {
     bool async_progress;
     unsigned long lock_data_bytes;
     int active_req_threshold;
+    unsigned long aggregate_bytes;
+    unsigned long aggregate_threshold;
     unsigned long shm_cache_bytes;
     unsigned int dynamic_regions;
     int test_fail_rdma;
+    int test_fail_packet;
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */
@@ -189,6 +196,8 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_atomic_t ack_counter;
     /** transport requests in flight (bounded by active_req_threshold) */
     ompi_osc_newrma_atomic_t active_reqs;
+    /** target elements holding aggregated packets not sent yet */
+    int batches_open;
     /** IBARRIER of the last FENCE, until it is known complete */
     ompi_request_t *fence_req;
     /** PSCW: access epoch (WIN_START) and exposure epoch (WIN_POST) */

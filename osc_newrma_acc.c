@@ -604,8 +604,6 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     }
     desc_len = ompi_datatype_pack_description_length(op->target_dt);
     hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
-    hdr.cid = module->cid;
-    hdr.src = module->my_rank;
     hdr.addr = op->target_addr;
     hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;
@@ -618,8 +616,8 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         if (fetch) {
             opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
         }
-        ret = ompi_osc_newrma_ucx_am_send2(op->ep, &hdr, sizeof(hdr), desc, desc_len,
-                                           NULL == stream ? NULL : stream + offset, data_len);
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len,
+                                            NULL == stream ? NULL : stream + offset, data_len);
         if (OMPI_SUCCESS == ret) {
             target->am_sent++;
         } else if (fetch) {
@@ -717,11 +715,12 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
 }
 
 static void acc_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
-                      const char *result)
+                      const char *result, int status)
 {
     ompi_osc_newrma_pkt_hdr_t reply = {0};
 
     reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
+    reply.status = status;
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
@@ -738,28 +737,34 @@ void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     char *result = NULL;
     int ret = OMPI_ERR_OUT_OF_RESOURCE;
 
-    if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
+    if (ompi_osc_newrma_pkt_test_fail()) {
+        ret = OMPI_ERROR;
+    } else if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
         ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
                             pkt->payload + pkt->hdr.desc_len, result);
     }
     if (OMPI_SUCCESS != ret) {
-        opal_output(0, "osc/newrma: cannot apply an accumulate of rank %d: %d", pkt->hdr.src, ret);
+        OSC_NEWRMA_VERBOSE(1, "cannot apply an accumulate of rank %d: %d", pkt->hdr.src, ret);
     }
     if (fetch) {
         /* answered even when it failed, so the origin is not left waiting */
-        acc_reply(module, pkt, OMPI_SUCCESS == ret ? result : NULL);
+        acc_reply(module, pkt, OMPI_SUCCESS == ret ? result : NULL, ret);
     }
     free(result);
     ompi_osc_newrma_dtype_release(dt);
-    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src);
+    /* the origin's RMA_DONE or UNLOCK reports the failure */
+    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
 }
 
 void ompi_osc_newrma_acc_handle_reply(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
-    if (pkt->payload_len == pkt->hdr.len && pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
+    if (OMPI_SUCCESS == pkt->hdr.status && pkt->payload_len == pkt->hdr.len &&
+        pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
         memcpy(op->result_stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
+    } else {
+        op->status = OMPI_ERROR; /* the target could not apply it */
     }
     opal_atomic_wmb();
     opal_atomic_add_fetch_32(&op->outstanding, -1);

@@ -135,6 +135,19 @@ static int component_register(void)
                  "complete; negative never waits; info key \"active_req_threshold\" overrides "
                  "(default: 65536)",
                  &component.active_req_threshold, 65536);
+    register_ulong("aggregate_bytes",
+                   "UCX path: small PUT and accumulate packets to one target, and the RMA_DONE "
+                   "or UNLOCK behind them, are packed into one active message of up to this many "
+                   "bytes, sent when full or when the window makes progress; 0 sends every "
+                   "operation on its own; info key \"aggregate_bytes\" overrides "
+                   "(default: 32768)",
+                   &component.aggregate_bytes, 32768);
+    register_ulong("aggregate_threshold",
+                   "UCX path: a contiguous PUT of at most this many bytes is copied into the "
+                   "target's aggregated active message instead of using RDMA (its origin buffer "
+                   "is free at once); larger ones use RDMA; 0 never; capped at aggregate_bytes; "
+                   "info key \"aggregate_threshold\" overrides (default: 4096)",
+                   &component.aggregate_threshold, 4096);
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "
                    "for the next windows of the same node ranks (creating and unmapping a "
@@ -151,6 +164,11 @@ static int component_register(void)
                  "reported as failed, to check that the error reaches the caller; 0 never "
                  "(default: 0)",
                  &component.test_fail_rdma, 0);
+    register_int("test_fail_packet",
+                 "Test hook: the Nth PUT or accumulate packet this process applies as a target "
+                 "fails (not applied), to check that the origin's completing call returns an "
+                 "error; 0 never (default: 0)",
+                 &component.test_fail_packet, 0);
     return OMPI_SUCCESS;
 }
 

@@ -159,6 +159,7 @@ static void lock_reply(ompi_osc_newrma_module_t *module, int32_t dest,
     hdr.flags = flags;
     hdr.tag = req->tag;
     hdr.tag2 = req->tag2;
+    hdr.status = req->status;
     hdr.len = len;
     if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, dest, &hdr, payload, len)) {
         opal_output(0, "osc/newrma: cannot answer a lock packet of rank %d", dest);
@@ -328,11 +329,12 @@ void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
 }
 
 void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
-                                        int lock_type, uint64_t tag)
+                                        int lock_type, uint64_t tag, int status)
 {
     ompi_osc_newrma_pkt_hdr_t req = {0};
 
     req.tag = tag;
+    req.status = status;
     ompi_osc_newrma_lock_word_release(module->my_lock, lock_type);
     lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK, 0, &req, NULL, 0);
     (void) ompi_osc_newrma_lock_queue_progress(module);

@@ -81,9 +81,10 @@ void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
                                         struct ompi_osc_newrma_pkt_t *pkt);
 
-/** UNLOCK whose operations have all been applied: release, answer, grant. */
+/** UNLOCK whose operations have all been applied: release, answer (with
+ * @p status: one of them failed), grant. */
 void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
-                                        int lock_type, uint64_t tag);
+                                        int lock_type, uint64_t tag, int status);
 
 /** Grant every queued waiter whose ticket is served. @return grants made */
 int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module);

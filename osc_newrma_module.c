@@ -126,7 +126,8 @@ static void config_acc(struct opal_info_t *info, ompi_osc_newrma_config_t *c)
 static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *info)
 {
     ompi_osc_newrma_config_t *c = &module->config;
-    long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active;
+    long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active, agg_bytes,
+        agg_threshold;
     int ret = OMPI_SUCCESS;
 
     ret |= config_long(info, "slots", 1, component.slots, &slots);
@@ -138,6 +139,9 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
                        &single_op);
     ret |= config_long(info, "lock_data_bytes", 0, (long) component.lock_data_bytes, &lock_bytes);
     ret |= config_long(info, "active_req_threshold", -1, component.active_req_threshold, &active);
+    ret |= config_long(info, "aggregate_bytes", 0, (long) component.aggregate_bytes, &agg_bytes);
+    ret |= config_long(info, "aggregate_threshold", 0, (long) component.aggregate_threshold,
+                       &agg_threshold);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
     if (OMPI_SUCCESS != ret) {
@@ -151,6 +155,9 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     c->single_op_threshold = (size_t) single_op;
     c->lock_data_bytes = (size_t) lock_bytes;
     c->active_req_threshold = (int) active;
+    c->aggregate_bytes = (size_t) agg_bytes;
+    /* a packet bigger than the message it would be packed into goes alone */
+    c->aggregate_threshold = (size_t) (agg_threshold < agg_bytes ? agg_threshold : agg_bytes);
     config_acc(info, c);
     return OMPI_SUCCESS;
 }

@@ -449,8 +449,13 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
     if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        if (contig && op->bytes <= module->config.aggregate_threshold) {
+            /* small: packed with the target's other packets (aggregation) */
+            return ompi_osc_newrma_pkt_put_contig(module, target, s.stream, op->bytes,
+                                                  op->target_addr + (uint64_t) toff);
+        }
         if (!contig && op_target_fine_grained(op)) {
-            return ompi_osc_newrma_pkt_put(module, target, op->ep, s.stream, op->bytes,
+            return ompi_osc_newrma_pkt_put(module, target, s.stream, op->bytes,
                                            op->target_dt, op->target_count, op->target_addr);
         }
         target->needs_rma_done = true; /* RDMA writes: RMA_DONE is an endpoint flush */
@@ -541,7 +546,7 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
             return ret;
         }
     }
-    return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, ep, counter)
+    return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, counter)
                                : OMPI_SUCCESS;
 }
 

@@ -119,6 +119,11 @@ struct ompi_osc_newrma_target_t {
     uint32_t am_sent;
     /** channel of the accumulates in flight (accumulate ordering) */
     ompi_osc_newrma_acc_channel_t acc_channel;
+    /** aggregation: the active message being built for this target (BATCH
+     * header, then batch_count packets in batch_len bytes), or NULL */
+    char *batch;
+    size_t batch_len;
+    uint32_t batch_count;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_target_t);
 

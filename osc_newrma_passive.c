@@ -218,7 +218,7 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
     if (passive_nocheck(module, target->rank)) {
         /* no lock to release: RMA_DONE only where PUT packets need it */
         ret = target->am_sent > 0
-                  ? ompi_osc_newrma_pkt_rma_done(module, target, peer->ep, &target->ack_counter)
+                  ? ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter)
                   : OMPI_SUCCESS;
     } else {
         ret = ompi_osc_newrma_pkt_unlock(module, target->rank, target->lock_type, target);

@@ -37,6 +37,7 @@ void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *pa
     OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
     memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
     pkt->payload_len = payload_len;
+    pkt->payload = (char *) (pkt + 1);
     if (payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
@@ -63,24 +64,33 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_ACC_REPLY] = "ACC_REPLY",
         [OMPI_OSC_NEWRMA_PKT_REGION_FORGET] = "REGION_FORGET",
         [OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK] = "REGION_FORGET_ACK",
+        [OMPI_OSC_NEWRMA_PKT_BATCH] = "BATCH",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_BATCH) {
         return "UNKNOWN";
     }
     return names[type];
 }
 
-/* Every packet leaves through here: header stamped with window and sender. */
-static int pkt_send_ep(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
-                       ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len)
+/* Every packet leaves through here (or ompi_osc_newrma_pkt_batch_flush):
+ * header stamped with window and sender. */
+static int pkt_send_ep2(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                        ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                        const void *p2, size_t len2)
 {
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
-                       payload_len);
-    return ompi_osc_newrma_ucx_am_send(ep, hdr, sizeof(*hdr), payload, payload_len);
+                       len1 + len2);
+    return ompi_osc_newrma_ucx_am_send2(ep, hdr, sizeof(*hdr), p1, len1, p2, len2);
+}
+
+static int pkt_send_ep(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                       ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len)
+{
+    return pkt_send_ep2(module, ep, dest, hdr, payload, payload_len, NULL, 0);
 }
 
 /* A packet whose answer decrements *@p counter: counted before it can be
@@ -112,6 +122,181 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
     int ret = pkt_ep(module, dest, &ep);
 
     return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
+}
+
+/* ---- aggregation: one active message per target per progress round ---- */
+
+#define PKT_BATCH_ALIGN ((size_t) 8)
+
+static size_t pkt_batch_padded(size_t payload_len)
+{
+    return (payload_len + PKT_BATCH_ALIGN - 1) & ~(PKT_BATCH_ALIGN - 1);
+}
+
+int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_pkt_hdr_t *hdr = (ompi_osc_newrma_pkt_hdr_t *) target->batch;
+    size_t len = target->batch_len;
+    ucp_ep_h ep;
+    int ret;
+
+    if (NULL == hdr) {
+        return OMPI_SUCCESS;
+    }
+    memset(hdr, 0, sizeof(*hdr));
+    hdr->type = OMPI_OSC_NEWRMA_PKT_BATCH;
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->count = target->batch_count;
+    target->batch = NULL;
+    target->batch_len = 0;
+    target->batch_count = 0;
+    module->batches_open--;
+    ret = pkt_ep(module, target->rank, &ep);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_ucx_am_buffer_free(hdr);
+        return ret;
+    }
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
+                       module->my_rank, module->cid, target->rank, len);
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
+}
+
+int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+    int slot, ret;
+
+    if (0 == module->batches_open) {
+        return OMPI_SUCCESS;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                                  const void *p2, size_t len2)
+{
+    size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
+    size_t entry = sizeof(*hdr) + padded, cap = module->config.aggregate_bytes;
+    char *at;
+    int ret;
+
+    if (NULL != target->batch && target->batch_len + entry > cap) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    if (entry > cap) {
+        ucp_ep_h ep; /* too big to share a message: alone, after those before */
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+        if (OMPI_SUCCESS == ret) {
+            ret = pkt_ep(module, target->rank, &ep);
+        }
+        return OMPI_SUCCESS != ret ? ret
+                                   : pkt_send_ep2(module, ep, target->rank, hdr, p1, len1, p2, len2);
+    }
+    if (NULL == target->batch) {
+        target->batch = ompi_osc_newrma_ucx_am_buffer(sizeof(*hdr), cap);
+        if (NULL == target->batch) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        module->batches_open++;
+    }
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->batch_len = (uint32_t) payload;
+    at = target->batch + sizeof(*hdr) + target->batch_len;
+    memcpy(at, hdr, sizeof(*hdr));
+    at += sizeof(*hdr);
+    if (len1 > 0) {
+        memcpy(at, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(at + len1, p2, len2);
+    }
+    memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
+    target->batch_len += entry;
+    target->batch_count++;
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
+                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type),
+                       target->rank, payload);
+    return OMPI_SUCCESS;
+}
+
+/* A synchronization packet behind the aggregated ones, sent at once (the
+ * design's piggybacking): its answer decrements *@p counter. */
+static int pkt_batch_send_counted(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                  ompi_osc_newrma_atomic_t *counter)
+{
+    int ret;
+
+    opal_atomic_add_fetch_32(counter, 1);
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, NULL, 0, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+    }
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(counter, -1);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, const void *data, size_t len,
+                                   uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+    hdr.addr = taddr;
+    hdr.len = len;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, data, len, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
+/* The packets of a BATCH, in the order they were packed. */
+static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
+
+static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_t sub;
+    size_t at = 0;
+
+    for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
+        if (pkt->payload_len - at < sizeof(sub.hdr)) {
+            break;
+        }
+        memcpy(&sub.hdr, pkt->payload + at, sizeof(sub.hdr));
+        at += sizeof(sub.hdr);
+        if (sub.hdr.batch_len > pkt->payload_len - at ||
+            OMPI_OSC_NEWRMA_PKT_BATCH == sub.hdr.type) {
+            break;
+        }
+        sub.payload = pkt->payload + at;
+        sub.payload_len = sub.hdr.batch_len;
+        pkt_handle(module, &sub);
+        at += pkt_batch_padded(sub.hdr.batch_len);
+    }
+    if (at < pkt->payload_len) {
+        opal_output(0, "osc/newrma: malformed BATCH packet from rank %d", pkt->hdr.src);
+    }
 }
 
 /* The registration for [lo, hi): the attached region holding it, or a run of
@@ -224,6 +409,10 @@ typedef struct {
 } pkt_pending_done_t;
 static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_list_item_t, NULL, NULL);
 
+/* The per-origin count of applied packets carries one more bit: one of
+ * them failed since the last RMA_DONE or UNLOCK was answered. */
+#define PKT_APPLIED_FAILED ((uint64_t) 1 << 62)
+
 static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
 {
     void *value;
@@ -251,17 +440,20 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
 
     OPAL_LIST_FOREACH_SAFE(done, next, &module->am_pending_done, pkt_pending_done_t)
     {
-        uint64_t applied = pkt_applied(module, done->src);
+        uint64_t raw = pkt_applied(module, done->src), applied = raw & ~PKT_APPLIED_FAILED;
+        int status = (raw & PKT_APPLIED_FAILED) ? OMPI_ERROR : OMPI_SUCCESS;
         if (applied < done->count) {
             continue;
         }
         pkt_set_applied(module, done->src, applied - done->count);
         opal_list_remove_item(&module->am_pending_done, &done->super);
         if (done->unlock) {
-            ompi_osc_newrma_lock_handle_unlock(module, done->src, done->lock_type, done->tag);
+            ompi_osc_newrma_lock_handle_unlock(module, done->src, done->lock_type, done->tag,
+                                               status);
         } else {
             ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
             ack.tag = done->tag;
+            ack.status = status;
             if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, done->src, &ack, NULL, 0)) {
                 opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
             }
@@ -281,8 +473,17 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
 
 static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    ompi_datatype_t *dt;
     int ret;
+
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG) {
+        if (pkt->payload_len != pkt->hdr.len) {
+            return OMPI_ERR_BAD_PARAM;
+        }
+        memcpy((void *) (uintptr_t) pkt->hdr.addr, pkt->payload, pkt->payload_len);
+        return OMPI_SUCCESS;
+    }
+    dt = ompi_osc_newrma_pkt_datatype(module, pkt);
 
     if (NULL == dt) {
         return OMPI_ERR_BAD_PARAM;
@@ -294,21 +495,35 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
     return ret;
 }
 
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src)
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src,
+                                       int status)
 {
     opal_mutex_lock(&module->am_lock);
-    pkt_set_applied(module, src, pkt_applied(module, src) + 1);
+    pkt_set_applied(module, src,
+                    (pkt_applied(module, src) + 1) |
+                        (OMPI_SUCCESS != status ? PKT_APPLIED_FAILED : 0));
     pkt_settle_rma_dones(module);
     opal_mutex_unlock(&module->am_lock);
 }
 
+bool ompi_osc_newrma_pkt_test_fail(void)
+{
+    static ompi_osc_newrma_atomic_t applied = 0;
+
+    return component.test_fail_packet > 0 &&
+           opal_atomic_add_fetch_32(&applied, 1) == component.test_fail_packet;
+}
+
 static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    if (OMPI_SUCCESS != pkt_unpack_put(module, pkt)) {
-        opal_output(0, "osc/newrma: cannot apply a PUT packet from rank %d", pkt->hdr.src);
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : pkt_unpack_put(module, pkt);
+
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "cannot apply a PUT packet from rank %d: %d", pkt->hdr.src, ret);
     }
-    /* counted even when it failed, so the origin is not left waiting */
-    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src);
+    /* counted even when it failed, so the origin is not left waiting; its
+     * RMA_DONE or UNLOCK reports the failure */
+    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
 }
 
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -340,6 +555,11 @@ static void pkt_handle_rma_done_ack(ompi_osc_newrma_module_t *module, ompi_osc_n
 {
     ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
 
+    if (OMPI_SUCCESS != pkt->hdr.status) {
+        /* the target could not apply one of the packets this answer covers */
+        ompi_osc_newrma_module_error(module, pkt->hdr.status);
+        opal_atomic_wmb();
+    }
     opal_atomic_add_fetch_32(NULL != target ? &target->ack_counter : &module->ack_counter, -1);
 }
 
@@ -370,8 +590,6 @@ static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
     opal_atomic_add_fetch_32(&op->outstanding, -1);
     opal_atomic_add_fetch_32(&target->ack_counter, -1);
 }
-
-static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
 
 /* Hand @p pkt to its handler.  @return false when it was held instead: its
  * window is registered but still inside creation (a peer that left the
@@ -441,6 +659,9 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
             return;
         case OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK:
             opal_atomic_add_fetch_32(&module->forget_pending, -1);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_BATCH:
+            pkt_handle_batch(module, pkt);
             return;
         default:
             OSC_NEWRMA_VERBOSE(1, "dropping packet of unknown type %u", pkt->hdr.type);
@@ -575,7 +796,7 @@ int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const in
 /* ---- PUT packets and RMA_DONE at the origin ---- */
 
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            ucp_ep_h ep, const char *stream, size_t bytes,
+                            const char *stream, size_t bytes,
                             struct ompi_datatype_t *tdt, int tcount, uint64_t taddr)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
@@ -600,8 +821,8 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
         }
         hdr.tag = offset;
         hdr.len = len;
-        ret = ompi_osc_newrma_ucx_am_send2(ep, &hdr, sizeof(hdr), desc, desc_len, stream + offset,
-                                           len);
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, stream + offset,
+                                            len);
         if (OMPI_SUCCESS == ret) {
             target->am_sent++;
         }
@@ -610,7 +831,7 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 }
 
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                 ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
+                                 ompi_osc_newrma_atomic_t *counter)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret;
@@ -619,7 +840,7 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     hdr.count = target->am_sent;
     /* passive target counts the acknowledgement on the target element */
     hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
-    ret = pkt_send_counted(module, ep, target->rank, &hdr, NULL, 0, counter);
+    ret = pkt_batch_send_counted(module, target, &hdr, counter);
     if (OMPI_SUCCESS == ret) {
         target->am_sent = 0;
     }
@@ -655,9 +876,13 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
     hdr.tag = (uint64_t) (uintptr_t) target;
     hdr.count = NULL != target ? target->am_sent : 0;
-    ret = pkt_ep(module, rank, &ep);
-    if (OMPI_SUCCESS == ret) {
-        ret = pkt_send_counted(module, ep, rank, &hdr, NULL, 0, counter);
+    if (NULL != target) {
+        ret = pkt_batch_send_counted(module, target, &hdr, counter);
+    } else {
+        ret = pkt_ep(module, rank, &ep);
+        if (OMPI_SUCCESS == ret) {
+            ret = pkt_send_counted(module, ep, rank, &hdr, NULL, 0, counter);
+        }
     }
     if (OMPI_SUCCESS == ret && NULL != target) {
         target->am_sent = 0;

@@ -53,12 +53,17 @@ typedef enum {
     /** the target detached [addr, addr+len): forget cached regions in it */
     OMPI_OSC_NEWRMA_PKT_REGION_FORGET,
     /** answers REGION_FORGET: this origin no longer holds them */
-    OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK
+    OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK,
+    /** aggregation: count packets for one window, each a header (its
+     * batch_len: payload bytes) + payload, padded to 8 bytes, handled in order */
+    OMPI_OSC_NEWRMA_PKT_BATCH
 } ompi_osc_newrma_pkt_type_t;
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
 #define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
+/** PUT: the payload is the data for [addr, addr+len), no datatype */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG    0x08
 
 /** Header of every packet. */
 typedef struct ompi_osc_newrma_pkt_hdr_t {
@@ -86,7 +91,8 @@ typedef struct ompi_osc_newrma_pkt_hdr_t {
     /** accumulates: Fortran handles of the predefined op and element type */
     uint16_t acc_op;
     uint16_t acc_dt;
-    uint32_t reserved2;
+    /** a packet inside a BATCH: bytes of payload that follow the header */
+    uint32_t batch_len;
 } ompi_osc_newrma_pkt_hdr_t;
 
 /** A received packet waiting in the inbox. */
@@ -94,7 +100,8 @@ typedef struct ompi_osc_newrma_pkt_t {
     opal_list_item_t super;
     ompi_osc_newrma_pkt_hdr_t hdr;
     size_t payload_len;
-    char payload[];
+    /** after this structure, or inside the BATCH packet that carried it */
+    char *payload;
 } ompi_osc_newrma_pkt_t;
 
 /** What an origin waits on while its REGION_QUERY is answered. */
@@ -115,13 +122,42 @@ typedef struct {
  * packets in target->am_sent (window lock held).
  */
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            ucp_ep_h ep, const char *stream, size_t bytes,
+                            const char *stream, size_t bytes,
                             struct ompi_datatype_t *tdt, int tcount, uint64_t taddr);
+
+/**
+ * Send a PUT of @p len contiguous bytes at @p data to [taddr, taddr+len) of
+ * @p target as a packet, aggregated with the target's other packets
+ * (ompi_osc_newrma_pkt_batch_flush).  The data is copied: the origin buffer
+ * is free when this returns.
+ */
+int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, const void *data, size_t len,
+                                   uint64_t taddr);
+
+/**
+ * Aggregation: add a packet for @p target (header + payload in two pieces)
+ * to the active message being built for it; sent when full, or by
+ * ompi_osc_newrma_pkt_batch_flush.  A packet larger than the window's
+ * aggregate_bytes goes alone, after the ones before it.
+ */
+int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                                  const void *p2, size_t len2);
+
+/** Send the packets aggregated for @p target, if any, in one message. */
+int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target);
+
+/** Send every target's aggregated packets (one message each): a progress
+ * round ends here, so nobody waits on a packet still held. */
+int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
 
 /** Send RMA_DONE for the PUT packets counted in target->am_sent; its
  * RMA_DONE_ACK decrements *@p counter (the window's or the target element's). */
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                 ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
+                                 ompi_osc_newrma_atomic_t *counter);
 
 /** Target side: the target datatype a PUT or ACC packet describes at the
  * start of its payload (release with ompi_osc_newrma_dtype_release), or NULL. */
@@ -129,8 +165,14 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
                                                      const ompi_osc_newrma_pkt_t *pkt);
 
 /** Target side: one more PUT or ACC packet of @p src is applied; answer the
- * RMA_DONE (or release the UNLOCK) waiting for it. */
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src);
+ * RMA_DONE (or release the UNLOCK) waiting for it; a failed one (@p status)
+ * makes that answer carry an error. */
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src,
+                                       int status);
+
+/** Test hook (osc_newrma_test_fail_packet): true for the Nth PUT or ACC
+ * packet this process applies as a target, which then fails. */
+bool ompi_osc_newrma_pkt_test_fail(void);
 
 /** Printable name of a packet type (verbose output). */
 const char *ompi_osc_newrma_pkt_name(int type);

@@ -85,7 +85,7 @@ static int packets_applied_before(ompi_osc_newrma_module_t *module,
         return 1;
     }
     if (target->am_sent > 0) {
-        ret = ompi_osc_newrma_pkt_rma_done(module, target, op->ep, &target->ack_counter);
+        ret = ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter);
         return OMPI_SUCCESS != ret ? ret : 0;
     }
     return 0 == target->ack_counter;
@@ -291,7 +291,9 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
         }
         total += x + y;
     } while (x + y != 0);
-    return total;
+    /* what this round aggregated goes out now: someone may wait on it */
+    x = ompi_osc_newrma_pkt_batch_flush_all(module);
+    return OMPI_SUCCESS != x ? x : total;
 }
 
 int ompi_osc_newrma_make_rma_progress_global(void)
@@ -534,6 +536,13 @@ int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
 void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
                                     ompi_osc_newrma_target_t *target)
 {
+    /* an element owing RMA_DONE is not released, and RMA_DONE flushes the
+     * aggregated packets: this only matters after an error */
+    int ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_module_error(module, ret);
+    }
     ompi_osc_newrma_optable_remove(&module->table, target);
     ompi_osc_newrma_pool_put(&module->target_pool, &component.target_global_pool, &target->super);
 }

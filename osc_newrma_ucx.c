@@ -3,6 +3,7 @@
  */
 #include "ompi_config.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "ompi/proc/proc.h"
@@ -425,32 +426,42 @@ static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
-                                 size_t len1, const void *p2, size_t len2)
+static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
 {
-    ucp_request_param_t param = {0};
-    ucx_am_buffer_t *buf;
-    ucs_status_ptr_t req;
+    return (ucx_am_buffer_t *) ((char *) data - offsetof(ucx_am_buffer_t, data));
+}
 
-    buf = malloc(sizeof(*buf) + hdr_len + len1 + len2);
+void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
+{
+    ucx_am_buffer_t *buf = malloc(sizeof(*buf) + hdr_len + capacity);
+
     if (NULL == buf) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return NULL;
     }
     buf->hdr_len = hdr_len;
-    memcpy(buf->data, hdr, hdr_len);
-    if (len1 > 0) {
-        memcpy(buf->data + hdr_len, p1, len1);
+    return buf->data;
+}
+
+void ompi_osc_newrma_ucx_am_buffer_free(void *data)
+{
+    if (NULL != data) {
+        free(ucx_am_buffer_of(data));
     }
-    if (len2 > 0) {
-        memcpy(buf->data + hdr_len + len1, p2, len2);
-    }
+}
+
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len)
+{
+    ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
     param.op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     param.cb.send = ucx_am_send_cb;
     param.user_data = buf;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
-    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, hdr_len, buf->data + hdr_len,
-                          len1 + len2, &param);
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, buf->hdr_len,
+                          buf->data + buf->hdr_len, payload_len, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
@@ -461,6 +472,24 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
         return OMPI_ERROR;
     }
     return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
+                                 size_t len1, const void *p2, size_t len2)
+{
+    char *data = ompi_osc_newrma_ucx_am_buffer(hdr_len, len1 + len2);
+
+    if (NULL == data) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy(data, hdr, hdr_len);
+    if (len1 > 0) {
+        memcpy(data + hdr_len, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(data + hdr_len + len1, p2, len2);
+    }
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
 }
 
 int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,

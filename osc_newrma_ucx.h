@@ -96,6 +96,22 @@ int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, co
 int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
                                  size_t len1, const void *p2, size_t len2);
 
+/**
+ * An active message built in place (aggregation): room for a @p hdr_len
+ * header and @p capacity bytes of payload, returned as the header's address
+ * (the payload follows it).  Send it with ompi_osc_newrma_ucx_am_send_buffer
+ * or give it back with ompi_osc_newrma_ucx_am_buffer_free.  @return NULL
+ * when out of memory.
+ */
+void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity);
+
+void ompi_osc_newrma_ucx_am_buffer_free(void *data);
+
+/** Send a buffer from ompi_osc_newrma_ucx_am_buffer with @p payload_len
+ * bytes of payload; the transport owns (and frees) it from here on, also
+ * when the send fails. */
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len);
+
 /** Order RMA issued before against RMA issued after (no round trip). */
 int ompi_osc_newrma_ucx_fence(void);
 

@@ -35,6 +35,9 @@ variant_args() {
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
 --mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
 --mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
+        aggall) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 4194304 \
+--mca osc_newrma_aggregate_threshold 4194304" ;;
+        noagg) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 0" ;;
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
         asynctcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1 -x UCX_TLS=tcp,self" ;;
         *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;

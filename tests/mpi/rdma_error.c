@@ -22,6 +22,9 @@ int main(int argc, char **argv)
     if (NULL != rank_env && 0 == strcmp(rank_env, "0") && argc > 1) {
         setenv("OMPI_MCA_osc_newrma_test_fail_rdma", argv[1], 1);
     }
+    /* small PUTs would travel as aggregated packets: make them RDMA
+     * (tests/mpi/packet_error.c covers packets) */
+    setenv("OMPI_MCA_osc_newrma_aggregate_threshold", "0", 1);
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_CHECK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
