@@ -198,6 +198,8 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_atomic_t active_reqs;
     /** target elements holding aggregated packets not sent yet */
     int batches_open;
+    /** PSCW over UCX: COMPLETE packets counted in this exposure epoch */
+    ompi_osc_newrma_atomic_t pscw_completes;
     /** IBARRIER of the last FENCE, until it is known complete */
     ompi_request_t *fence_req;
     /** PSCW: access epoch (WIN_START) and exposure epoch (WIN_POST) */

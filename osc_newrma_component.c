@@ -139,15 +139,16 @@ static int component_register(void)
                    "UCX path: small PUT and accumulate packets to one target, and the RMA_DONE "
                    "or UNLOCK behind them, are packed into one active message of up to this many "
                    "bytes, sent when full or when the window makes progress; 0 sends every "
-                   "operation on its own; info key \"aggregate_bytes\" overrides "
-                   "(default: 32768)",
-                   &component.aggregate_bytes, 32768);
+                   "operation on its own; over UCX's TCP transport, messages above its 64 KiB "
+                   "receive segment are several times slower; info key \"aggregate_bytes\" "
+                   "overrides (default: 65536)",
+                   &component.aggregate_bytes, 65536);
     register_ulong("aggregate_threshold",
                    "UCX path: a contiguous PUT of at most this many bytes is copied into the "
                    "target's aggregated active message instead of using RDMA (its origin buffer "
                    "is free at once); larger ones use RDMA; 0 never; capped at aggregate_bytes; "
-                   "info key \"aggregate_threshold\" overrides (default: 4096)",
-                   &component.aggregate_threshold, 4096);
+                   "info key \"aggregate_threshold\" overrides (default: 32768)",
+                   &component.aggregate_threshold, 32768);
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "
                    "for the next windows of the same node ranks (creating and unmapping a "

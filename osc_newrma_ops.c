@@ -529,22 +529,32 @@ int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return ret;
 }
 
+int ompi_osc_newrma_op_flush_writes(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target,
+                                    ompi_osc_newrma_atomic_t *counter)
+{
+    ucp_ep_h ep;
+    int ret;
+
+    if (!target->needs_rma_done) {
+        return OMPI_SUCCESS;
+    }
+    ret = rma_peer_ep(module, target->rank, &ep);
+    if (OMPI_SUCCESS == ret) {
+        target->needs_rma_done = false;
+        ret = ompi_osc_newrma_ucx_rma_done(ep, counter);
+    }
+    return ret;
+}
+
 int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                 ompi_osc_newrma_atomic_t *counter)
 {
-    ucp_ep_h ep;
-    int ret = rma_peer_ep(module, target->rank, &ep);
+    /* RDMA writes: endpoint flush; PUT packets: RMA_DONE packet */
+    int ret = ompi_osc_newrma_op_flush_writes(module, target, counter);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
-    }
-    /* RDMA writes: endpoint flush; PUT packets: RMA_DONE packet */
-    if (target->needs_rma_done) {
-        target->needs_rma_done = false;
-        ret = ompi_osc_newrma_ucx_rma_done(ep, counter);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
     }
     return target->am_sent > 0 ? ompi_osc_newrma_pkt_rma_done(module, target, counter)
                                : OMPI_SUCCESS;

@@ -18,6 +18,12 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 /** Retire a completed op: deliver staged GET data, release it to the pools. */
 int ompi_osc_newrma_op_finish(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op);
 
+/** RDMA writes to @p target not flushed yet: start the endpoint flush, whose
+ * completion decrements *@p counter. */
+int ompi_osc_newrma_op_flush_writes(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target,
+                                    ompi_osc_newrma_atomic_t *counter);
+
 /** Issue RMA_DONE to @p target; its acknowledgement decrements *@p counter
  * (ompi_osc_newrma_ack_counter()). */
 int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,

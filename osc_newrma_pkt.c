@@ -65,9 +65,10 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_REGION_FORGET] = "REGION_FORGET",
         [OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK] = "REGION_FORGET_ACK",
         [OMPI_OSC_NEWRMA_PKT_BATCH] = "BATCH",
+        [OMPI_OSC_NEWRMA_PKT_COMPLETE] = "COMPLETE",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_BATCH) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_COMPLETE) {
         return "UNKNOWN";
     }
     return names[type];
@@ -404,7 +405,8 @@ typedef struct {
     int32_t src;
     uint32_t count;
     uint64_t tag;
-    bool unlock;
+    /** the packet: RMA_DONE, UNLOCK or COMPLETE */
+    uint8_t type;
     int lock_type;
 } pkt_pending_done_t;
 static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_list_item_t, NULL, NULL);
@@ -430,9 +432,28 @@ static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint6
                                             (void *) (uintptr_t) n);
 }
 
+/* An earlier RMA_DONE, UNLOCK or COMPLETE of the same origin still waits:
+ * each one's count follows the one before it. */
+static bool pkt_done_blocked(ompi_osc_newrma_module_t *module, pkt_pending_done_t *done)
+{
+    pkt_pending_done_t *before;
+
+    OPAL_LIST_FOREACH(before, &module->am_pending_done, pkt_pending_done_t)
+    {
+        if (before == done) {
+            return false;
+        }
+        if (before->src == done->src) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
  * held).  Packets and RMA_DONE may arrive in any order: counting makes the
- * acknowledgement independent of it.  An UNLOCK also releases the lock. */
+ * acknowledgement independent of it.  An UNLOCK also releases the lock; a
+ * COMPLETE is counted for MPI_Win_wait. */
 static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
 {
     pkt_pending_done_t *done, *next;
@@ -442,12 +463,18 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
     {
         uint64_t raw = pkt_applied(module, done->src), applied = raw & ~PKT_APPLIED_FAILED;
         int status = (raw & PKT_APPLIED_FAILED) ? OMPI_ERROR : OMPI_SUCCESS;
-        if (applied < done->count) {
+        if (applied < done->count || pkt_done_blocked(module, done)) {
             continue;
         }
         pkt_set_applied(module, done->src, applied - done->count);
         opal_list_remove_item(&module->am_pending_done, &done->super);
-        if (done->unlock) {
+        if (OMPI_OSC_NEWRMA_PKT_COMPLETE == done->type) {
+            if (OMPI_SUCCESS != status) {
+                ompi_osc_newrma_module_error(module, status); /* MPI_Win_wait reports it */
+            }
+            opal_atomic_wmb();
+            opal_atomic_add_fetch_32(&module->pscw_completes, 1);
+        } else if (OMPI_OSC_NEWRMA_PKT_UNLOCK == done->type) {
             ompi_osc_newrma_lock_handle_unlock(module, done->src, done->lock_type, done->tag,
                                                status);
         } else {
@@ -537,7 +564,7 @@ static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     done->src = pkt->hdr.src;
     done->count = pkt->hdr.count;
     done->tag = pkt->hdr.tag;
-    done->unlock = (OMPI_OSC_NEWRMA_PKT_UNLOCK == pkt->hdr.type);
+    done->type = pkt->hdr.type;
     done->lock_type = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE
                                                                             : MPI_LOCK_SHARED;
     opal_mutex_lock(&module->am_lock);
@@ -622,6 +649,7 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
             return;
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
         case OMPI_OSC_NEWRMA_PKT_UNLOCK:
+        case OMPI_OSC_NEWRMA_PKT_COMPLETE:
             pkt_handle_rma_done(module, pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
@@ -841,6 +869,27 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     /* passive target counts the acknowledgement on the target element */
     hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
     ret = pkt_batch_send_counted(module, target, &hdr, counter);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent = 0;
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
+                                 ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_COMPLETE;
+    if (NULL == target) {
+        return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
+    }
+    hdr.count = target->am_sent;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+    }
     if (OMPI_SUCCESS == ret) {
         target->am_sent = 0;
     }

@@ -56,7 +56,10 @@ typedef enum {
     OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK,
     /** aggregation: count packets for one window, each a header (its
      * batch_len: payload bytes) + payload, padded to 8 bytes, handled in order */
-    OMPI_OSC_NEWRMA_PKT_BATCH
+    OMPI_OSC_NEWRMA_PKT_BATCH,
+    /** PSCW: the origin called MPI_Win_complete; the count PUT/ACC packets
+     * before it are applied before the target counts it (no answer) */
+    OMPI_OSC_NEWRMA_PKT_COMPLETE
 } ompi_osc_newrma_pkt_type_t;
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
@@ -182,6 +185,11 @@ const char *ompi_osc_newrma_pkt_name(int type);
 int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
                              size_t payload_len);
+
+/** PSCW over UCX: send COMPLETE to @p rank behind the packets counted in
+ * @p target->am_sent (or, NULL, none). */
+int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
+                                 ompi_osc_newrma_target_t *target);
 
 /** Send RMA_DONE + UNLOCK to @p rank for a lock of @p lock_type; @p target
  * (or NULL: the window) counts the acknowledgement. */

@@ -168,6 +168,23 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
 
 /* Active target: an empty target element that a synchronization flagged
  * is released; its RMA_DONE is counted in the window's ack_counter. */
+/* PSCW over UCX: COMPLETE goes behind the target's packets and counts
+ * them; RDMA writes are flushed before it, as the target cannot see them.
+ * @return 1 once sent, 0 while the flush is under way. */
+static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    int ret = ompi_osc_newrma_op_flush_writes(module, target, &target->flush_pending);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (target->flush_pending > 0) {
+        return 0;
+    }
+    ret = ompi_osc_newrma_pkt_complete(module, target->rank, target);
+    return OMPI_SUCCESS != ret ? ret : 1;
+}
+
 static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
@@ -175,7 +192,12 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
     if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
-    if (ompi_osc_newrma_target_owes_rma_done(target)) {
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
+        ret = complete_target(module, target);
+        if (ret <= 0) {
+            return ret;
+        }
+    } else if (ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target, &module->ack_counter);
         if (OMPI_SUCCESS != ret) {
             return ret;

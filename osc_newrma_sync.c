@@ -11,6 +11,7 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
 
@@ -233,6 +234,15 @@ static bool pscw_flags(ompi_osc_newrma_module_t *module)
     return module->shm.whole && module->shm.active;
 }
 
+/* A window without a shared segment (the UCX path) sends COMPLETE as a
+ * packet behind the epoch's last packets to the target (design:
+ * piggybacking), which counts them without an answer: MPI_Win_complete
+ * waits for no round trip unless RDMA writes need flushing. */
+static bool pscw_packets(ompi_osc_newrma_module_t *module)
+{
+    return !module->shm.active;
+}
+
 static int pscw_rank_cmp(const void *a, const void *b)
 {
     return *(const int *) a - *(const int *) b;
@@ -431,6 +441,59 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct omp
     return ret;
 }
 
+/* RMA_DONE to every target, then COMPLETE through the segment's flags or a
+ * PML message once they are acknowledged. */
+static int complete_by_messages(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
+{
+    int ret = fence_complete_ops(module);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    if (pscw_flags(module)) {
+        for (int i = 0; i < g->count; ++i) {
+            ompi_osc_newrma_shm_complete(module, g->ranks[i]);
+        }
+    } else {
+        ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
+    }
+    return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
+}
+
+/* COMPLETE packets: a target element sends its own behind its last op
+ * (SYNC_COMPLETE); group members without one get a bare COMPLETE once
+ * every earlier RMA_DONE is acknowledged. */
+static int complete_by_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
+{
+    ompi_osc_newrma_target_t *target;
+    bool *bare = calloc((size_t) g->count + 1, sizeof(bool));
+    int ret, slot;
+
+    if (NULL == bare) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int i = 0; i < g->count; ++i) {
+        bare[i] = NULL == ompi_osc_newrma_optable_lookup(&module->table, g->ranks[i]);
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_COMPLETE;
+    }
+    ret = ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
+    for (int i = 0; OMPI_SUCCESS == ret && i < g->count; ++i) {
+        if (bare[i] && g->ranks[i] == module->my_rank) {
+            /* accesses to myself were direct */
+            opal_atomic_wmb();
+            opal_atomic_add_fetch_32(&module->pscw_completes, 1);
+        } else if (bare[i]) {
+            ret = ompi_osc_newrma_pkt_complete(module, g->ranks[i], NULL);
+        }
+    }
+    free(bare);
+    return ret;
+}
+
 static int complete_locked(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_pscw_group_t *g = &module->pscw_access;
@@ -446,21 +509,7 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
      * next epoch's WIN_START */
     ret = ompi_osc_newrma_progress_wait(module, pscw_access_granted, NULL);
     if (OMPI_SUCCESS == ret) {
-        ret = fence_complete_ops(module);
-    }
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-    if (pscw_flags(module)) {
-        for (int i = 0; i < g->count; ++i) {
-            ompi_osc_newrma_shm_complete(module, g->ranks[i]);
-        }
-    } else {
-        ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
-    }
-    if (OMPI_SUCCESS == ret) {
-        ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
+        ret = pscw_packets(module) ? complete_by_packets(module, g) : complete_by_messages(module, g);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -501,6 +550,11 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
         }
         return OMPI_SUCCESS; /* COMPLETEs are counted in my flags */
     }
+    if (pscw_packets(module)) {
+        /* no origin of this epoch can send COMPLETE before its POST */
+        module->pscw_completes = 0;
+        opal_atomic_mb();
+    }
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
         /* POSTs go out and are known sent before the COMPLETE IRECVs take
          * the request array */
@@ -509,7 +563,7 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
             ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
         }
     }
-    if (OMPI_SUCCESS == ret) {
+    if (OMPI_SUCCESS == ret && !pscw_packets(module)) {
         ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, false);
     }
     return ret;
@@ -539,8 +593,10 @@ static bool pscw_exposure_done(ompi_osc_newrma_module_t *module, void *arg)
 {
     ompi_osc_newrma_pscw_group_t *g = arg;
 
-    return pscw_flags(module) ? ompi_osc_newrma_shm_completed(module, g->count)
-                              : pscw_reqs_done(g);
+    if (pscw_flags(module)) {
+        return ompi_osc_newrma_shm_completed(module, g->count);
+    }
+    return pscw_packets(module) ? module->pscw_completes >= g->count : pscw_reqs_done(g);
 }
 
 int ompi_osc_newrma_wait(struct ompi_win_t *win)
@@ -554,6 +610,8 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
+        /* a packet of the epoch that could not be applied */
+        ret = ompi_osc_newrma_sync_result(module, ret);
     }
     ompi_osc_newrma_module_unlock(module);
     return ret;

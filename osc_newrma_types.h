@@ -72,7 +72,10 @@ typedef enum {
     /** issue every queued op, then RMA_DONE; wait for RMA_DONE_ACK */
     OMPI_OSC_NEWRMA_SYNC_FLUSH,
     /** as FLUSH, and release the lock (RMA_DONE + UNLOCK) */
-    OMPI_OSC_NEWRMA_SYNC_UNLOCK
+    OMPI_OSC_NEWRMA_SYNC_UNLOCK,
+    /** PSCW over UCX: issue every op, flush RDMA writes, then COMPLETE
+     * (counting the packets, unanswered) and release the element */
+    OMPI_OSC_NEWRMA_SYNC_COMPLETE
 } ompi_osc_newrma_sync_flag_t;
 
 /** Kind of an operation element. */
