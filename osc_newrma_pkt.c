@@ -199,11 +199,9 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
         }
     }
     if (entry > cap) {
-        ucp_ep_h ep; /* too big to share a message: alone, after those before */
-        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
-        if (OMPI_SUCCESS == ret) {
-            ret = pkt_ep(module, target->rank, &ep);
-        }
+        ucp_ep_h ep; /* too big to share a message: alone, after those before
+                      * (flushed above) */
+        ret = pkt_ep(module, target->rank, &ep);
         return OMPI_SUCCESS != ret ? ret
                                    : pkt_send_ep2(module, ep, target->rank, hdr, p1, len1, p2, len2);
     }
@@ -235,8 +233,26 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
     return OMPI_SUCCESS;
 }
 
-/* A synchronization packet behind the aggregated ones, sent at once (the
- * design's piggybacking): its answer decrements *@p counter. */
+/* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE) behind the
+ * aggregated ones, sent at once (the design's piggybacking): it counts the
+ * PUT and ACC packets sent since the last one. */
+static int pkt_batch_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    int ret;
+
+    hdr->count = target->am_sent;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, NULL, 0, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+    }
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent = 0;
+    }
+    return ret;
+}
+
+/* As pkt_batch_send_tail, for a packet whose answer decrements *@p counter. */
 static int pkt_batch_send_counted(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
                                   ompi_osc_newrma_atomic_t *counter)
@@ -244,10 +260,7 @@ static int pkt_batch_send_counted(ompi_osc_newrma_module_t *module,
     int ret;
 
     opal_atomic_add_fetch_32(counter, 1);
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, NULL, 0, NULL, 0);
-    if (OMPI_SUCCESS == ret) {
-        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
-    }
+    ret = pkt_batch_send_tail(module, target, hdr);
     if (OMPI_SUCCESS != ret) {
         opal_atomic_add_fetch_32(counter, -1);
     }
@@ -511,7 +524,6 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
         return OMPI_SUCCESS;
     }
     dt = ompi_osc_newrma_pkt_datatype(module, pkt);
-
     if (NULL == dt) {
         return OMPI_ERR_BAD_PARAM;
     }
@@ -862,38 +874,21 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
                                  ompi_osc_newrma_atomic_t *counter)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    int ret;
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE;
-    hdr.count = target->am_sent;
     /* passive target counts the acknowledgement on the target element */
     hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
-    ret = pkt_batch_send_counted(module, target, &hdr, counter);
-    if (OMPI_SUCCESS == ret) {
-        target->am_sent = 0;
-    }
-    return ret;
+    return pkt_batch_send_counted(module, target, &hdr, counter);
 }
 
 int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
                                  ompi_osc_newrma_target_t *target)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    int ret;
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_COMPLETE;
-    if (NULL == target) {
-        return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
-    }
-    hdr.count = target->am_sent;
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
-    if (OMPI_SUCCESS == ret) {
-        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
-    }
-    if (OMPI_SUCCESS == ret) {
-        target->am_sent = 0;
-    }
-    return ret;
+    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
+                          : pkt_batch_send_tail(module, target, &hdr);
 }
 
 /* ---- passive target requests at the origin ---- */
@@ -915,8 +910,6 @@ int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int loc
 int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
                                ompi_osc_newrma_target_t *target)
 {
-    ompi_osc_newrma_atomic_t *counter =
-        NULL != target ? &target->ack_counter : &module->ack_counter;
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     ucp_ep_h ep;
     int ret;
@@ -924,19 +917,13 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     hdr.type = OMPI_OSC_NEWRMA_PKT_UNLOCK;
     hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
     hdr.tag = (uint64_t) (uintptr_t) target;
-    hdr.count = NULL != target ? target->am_sent : 0;
     if (NULL != target) {
-        ret = pkt_batch_send_counted(module, target, &hdr, counter);
-    } else {
-        ret = pkt_ep(module, rank, &ep);
-        if (OMPI_SUCCESS == ret) {
-            ret = pkt_send_counted(module, ep, rank, &hdr, NULL, 0, counter);
-        }
+        return pkt_batch_send_counted(module, target, &hdr, &target->ack_counter);
     }
-    if (OMPI_SUCCESS == ret && NULL != target) {
-        target->am_sent = 0;
-    }
-    return ret;
+    ret = pkt_ep(module, rank, &ep); /* the window's lock_all: no packets to count */
+    return OMPI_SUCCESS != ret ? ret
+                               : pkt_send_counted(module, ep, rank, &hdr, NULL, 0,
+                                                  &module->ack_counter);
 }
 
 /* The operands a single-op packet carries: PUT data, accumulate operands

@@ -492,12 +492,6 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
     return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
 }
 
-int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
-                                size_t payload_len)
-{
-    return ompi_osc_newrma_ucx_am_send2(ep, hdr, hdr_len, payload, payload_len, NULL, 0);
-}
-
 int ompi_osc_newrma_ucx_fence(void)
 {
     ucs_status_t status = ucp_worker_fence(component.ucp_worker);

@@ -86,13 +86,9 @@ int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic
 int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
 
 /**
- * Send an active message (header + optional payload).  Both are copied, so
- * the caller may reuse them when this returns.
+ * Send an active message: header and a payload in two optional pieces.  All
+ * are copied, so the caller may reuse them when this returns.
  */
-int ompi_osc_newrma_ucx_am_send(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *payload,
-                                size_t payload_len);
-
-/** As ompi_osc_newrma_ucx_am_send, with a payload in two pieces. */
 int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
                                  size_t len1, const void *p2, size_t len2);
 
