@@ -76,6 +76,7 @@ struct ompi_osc_newrma_component_t {
     int active_req_threshold;
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
+    int bulk_packets;
     unsigned long shm_cache_bytes;
     unsigned int dynamic_regions;
     int test_fail_rdma;
@@ -141,6 +142,9 @@ struct ompi_osc_newrma_peer_t {
     char *shm_base;
     /** endpoint, looked up on first use */
     ucp_ep_h ep;
+    /** contiguous PUTs and GETs of any size travel as packets of at most
+     * aggregate_threshold bytes, not RDMA (osc_newrma_bulk_packets) */
+    bool bulk_packets;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_region.h), and how many times the target told
      * me to forget some (a REGION_REPLY overtaken by that is not cached) */

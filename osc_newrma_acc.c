@@ -724,8 +724,8 @@ static void acc_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pk
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
-    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, result,
-                                                 NULL != result ? pkt->hdr.len : 0)) {
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, result,
+                                                  NULL != result ? pkt->hdr.len : 0)) {
         opal_output(0, "osc/newrma: cannot answer an accumulate of rank %d", pkt->hdr.src);
     }
 }
@@ -760,12 +760,5 @@ void ompi_osc_newrma_acc_handle_reply(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
-    if (OMPI_SUCCESS == pkt->hdr.status && pkt->payload_len == pkt->hdr.len &&
-        pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
-        memcpy(op->result_stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
-    } else {
-        op->status = OMPI_ERROR; /* the target could not apply it */
-    }
-    opal_atomic_wmb();
-    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    ompi_osc_newrma_pkt_deliver_reply(op, op->result_stream, pkt);
 }

@@ -149,6 +149,14 @@ static int component_register(void)
                    "is free at once); larger ones use RDMA; 0 never; capped at aggregate_bytes; "
                    "info key \"aggregate_threshold\" overrides (default: 32768)",
                    &component.aggregate_threshold, 32768);
+    register_int("bulk_packets",
+                 "UCX path: how contiguous PUTs and GETs larger than aggregate_threshold "
+                 "travel: 1 as pipelined packets of aggregate_threshold bytes in aggregated "
+                 "active messages (the target's CPU copies them); 0 by UCX RDMA; -1 chooses per "
+                 "peer: packets where UCX emulates RDMA in software (its TCP transport, where "
+                 "they move 2-3 times the bytes per second), RDMA where the transport has it "
+                 "(default: -1)",
+                 &component.bulk_packets, -1);
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "
                    "for the next windows of the same node ranks (creating and unmapping a "
@@ -166,7 +174,7 @@ static int component_register(void)
                  "(default: 0)",
                  &component.test_fail_rdma, 0);
     register_int("test_fail_packet",
-                 "Test hook: the Nth PUT or accumulate packet this process applies as a target "
+                 "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
                  "fails (not applied), to check that the origin's completing call returns an "
                  "error; 0 never (default: 0)",
                  &component.test_fail_packet, 0);

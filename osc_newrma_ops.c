@@ -69,10 +69,14 @@ static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_
     int ret;
 
     if (NULL == peer->ep) {
-        ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, rank), &peer->ep);
+        struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
+
+        ret = ompi_osc_newrma_ucx_ep(proc, &peer->ep);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
+        peer->bulk_packets = component.bulk_packets < 0 ? ompi_osc_newrma_ucx_rdma_emulated(proc)
+                                                        : component.bulk_packets > 0;
     }
     *ep_p = peer->ep;
     return OMPI_SUCCESS;
@@ -418,6 +422,40 @@ static bool op_target_fine_grained(ompi_osc_newrma_op_t *op)
     return count.segments > 1 && count.segments > count.limit;
 }
 
+bool ompi_osc_newrma_op_as_packets(const ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_target_t *target,
+                                   const ompi_osc_newrma_op_t *op)
+{
+    size_t threshold = module->config.aggregate_threshold;
+    ptrdiff_t toff;
+
+    return threshold > 0 && (op->bytes <= threshold || module->peers[target->rank].bulk_packets) &&
+           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+}
+
+/* A small PUT is copied into the target's aggregated message (its buffer
+ * is free at once); a larger one goes as packets of one message's size each,
+ * sent from its own buffer: the target applies each as it arrives (a
+ * pipeline, no round trip per chunk), and the op completes once UCX has
+ * sent them all. */
+static int op_put_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                          ompi_osc_newrma_op_t *op, const char *stream, uint64_t taddr)
+{
+    size_t chunk = ompi_osc_newrma_pkt_chunk_max(module);
+    int ret = OMPI_SUCCESS;
+
+    if (op->bytes <= module->config.aggregate_threshold) {
+        return ompi_osc_newrma_pkt_put_contig(module, target, stream, op->bytes, taddr);
+    }
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+
+        ret = ompi_osc_newrma_pkt_put_bulk(module, target, op, stream + offset, len,
+                                           taddr + offset);
+    }
+    return ret;
+}
+
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op)
 {
@@ -448,12 +486,13 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+    if (contig && ompi_osc_newrma_op_as_packets(module, target, op)) {
+        return OMPI_OSC_NEWRMA_OP_PUT == op->kind
+                   ? op_put_packets(module, target, op, s.stream, op->target_addr + (uint64_t) toff)
+                   : ompi_osc_newrma_pkt_get_contig(module, target, op, s.stream,
+                                                    op->target_addr + (uint64_t) toff);
+    }
     if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        if (contig && op->bytes <= module->config.aggregate_threshold) {
-            /* small: packed with the target's other packets (aggregation) */
-            return ompi_osc_newrma_pkt_put_contig(module, target, s.stream, op->bytes,
-                                                  op->target_addr + (uint64_t) toff);
-        }
         if (!contig && op_target_fine_grained(op)) {
             return ompi_osc_newrma_pkt_put(module, target, s.stream, op->bytes,
                                            op->target_dt, op->target_count, op->target_addr);

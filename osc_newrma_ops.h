@@ -11,6 +11,13 @@
  * packets rather than one RDMA transfer per block. */
 #define OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN 256
 
+/** True when a PUT or GET @p op to @p target travels as packets behind the
+ * target's other packets (contiguous target layout, aggregation on, small or
+ * to a peer whose RDMA is emulated), so it is ordered after them. */
+bool ompi_osc_newrma_op_as_packets(const ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_target_t *target,
+                                   const ompi_osc_newrma_op_t *op);
+
 /** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op);

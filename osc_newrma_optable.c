@@ -23,9 +23,9 @@ static void target_construct(ompi_osc_newrma_target_t *target)
     OBJ_CONSTRUCT(&target->ops, opal_list_t);
     target->slot_next = NULL;
     target->next_op_to_issue = NULL;
-    target->batch = NULL;
-    target->batch_len = 0;
-    target->batch_count = 0;
+    target->batch.buf = NULL;
+    target->batch.len = 0;
+    target->batch.count = 0;
 }
 
 static void target_destruct(ompi_osc_newrma_target_t *target)

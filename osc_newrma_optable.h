@@ -43,6 +43,8 @@ struct ompi_osc_newrma_op_t {
     size_t bytes;
     /** contiguous staging copy of a non-contiguous origin buffer, or NULL */
     void *bounce;
+    /** GET as packets: where the replies' data goes (origin buffer or bounce) */
+    char *get_stream;
     /** design's "req": false while PENDING, true once ISSUED */
     bool issued;
     /** transport requests of this op still in flight */
@@ -119,11 +121,8 @@ struct ompi_osc_newrma_target_t {
     uint32_t am_sent;
     /** channel of the accumulates in flight (accumulate ordering) */
     ompi_osc_newrma_acc_channel_t acc_channel;
-    /** aggregation: the active message being built for this target (BATCH
-     * header, then batch_count packets in batch_len bytes), or NULL */
-    char *batch;
-    size_t batch_len;
-    uint32_t batch_count;
+    /** aggregation: the active message being built for this target */
+    ompi_osc_newrma_batch_t batch;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_target_t);
 

@@ -454,7 +454,16 @@ static bool passive_target_done(ompi_osc_newrma_target_t *target, ompi_osc_newrm
         case OMPI_OSC_NEWRMA_SYNC_UNLOCK:
             return target->unlock_sent;
         case OMPI_OSC_NEWRMA_SYNC_FLUSH:
-            return !ompi_osc_newrma_target_owes_rma_done(target);
+            if (!ompi_osc_newrma_target_owes_rma_done(target)) {
+                return true;
+            }
+            /* MPI_THREAD_MULTIPLE: a concurrent flush finished and cleared
+             * the flag while another thread's ops (a GET or PUT packet whose
+             * thread only flushes locally) added to what is owed: ask again */
+            if (target->sync_flag < OMPI_OSC_NEWRMA_SYNC_FLUSH) {
+                target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH;
+            }
+            return false;
         default:
             return true;
     }

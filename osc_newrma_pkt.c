@@ -20,30 +20,35 @@
 
 #define component mca_osc_newrma_component
 
-void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *payload,
-                                 size_t payload_len)
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
+                                 size_t payload_len, bool may_keep)
 {
+    /* large payloads stay in UCX's receive buffer: no copy of bulk data */
+    bool keep = may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN;
     ompi_osc_newrma_pkt_t *pkt;
 
     if (hdr_len != sizeof(pkt->hdr)) {
         OSC_NEWRMA_VERBOSE(1, "dropping packet with a %zu-byte header", hdr_len);
-        return;
+        return false;
     }
-    pkt = malloc(sizeof(*pkt) + payload_len);
+    pkt = malloc(sizeof(*pkt) + (keep ? 0 : payload_len));
     if (NULL == pkt) {
         opal_output(0, "osc/newrma: out of memory receiving a packet");
-        return;
+        return false;
     }
     OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
     memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
     pkt->payload_len = payload_len;
-    pkt->payload = (char *) (pkt + 1);
-    if (payload_len > 0) {
+    pkt->payload = keep ? payload : (char *) (pkt + 1);
+    pkt->ucx_data = keep ? payload : NULL;
+    pkt->replies = NULL;
+    if (!keep && payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
     opal_mutex_lock(&component.inbox_lock);
     opal_list_append(&component.inbox, &pkt->super);
     opal_mutex_unlock(&component.inbox_lock);
+    return keep;
 }
 
 const char *ompi_osc_newrma_pkt_name(int type)
@@ -66,9 +71,11 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK] = "REGION_FORGET_ACK",
         [OMPI_OSC_NEWRMA_PKT_BATCH] = "BATCH",
         [OMPI_OSC_NEWRMA_PKT_COMPLETE] = "COMPLETE",
+        [OMPI_OSC_NEWRMA_PKT_GET] = "GET",
+        [OMPI_OSC_NEWRMA_PKT_GET_REPLY] = "GET_REPLY",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_COMPLETE) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_GET_REPLY) {
         return "UNKNOWN";
     }
     return names[type];
@@ -134,11 +141,13 @@ static size_t pkt_batch_padded(size_t payload_len)
     return (payload_len + PKT_BATCH_ALIGN - 1) & ~(PKT_BATCH_ALIGN - 1);
 }
 
-int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target)
+/* Send @p batch, if it holds packets, to window rank @p dest as one BATCH
+ * message (UCX owns and frees the buffer) and leave it empty. */
+static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                          int dest)
 {
-    ompi_osc_newrma_pkt_hdr_t *hdr = (ompi_osc_newrma_pkt_hdr_t *) target->batch;
-    size_t len = target->batch_len;
+    ompi_osc_newrma_pkt_hdr_t *hdr = (ompi_osc_newrma_pkt_hdr_t *) batch->buf;
+    size_t len = batch->len;
     ucp_ep_h ep;
     int ret;
 
@@ -149,19 +158,79 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
     hdr->type = OMPI_OSC_NEWRMA_PKT_BATCH;
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
-    hdr->count = target->batch_count;
-    target->batch = NULL;
-    target->batch_len = 0;
-    target->batch_count = 0;
-    module->batches_open--;
-    ret = pkt_ep(module, target->rank, &ep);
+    hdr->count = batch->count;
+    batch->buf = NULL;
+    batch->len = 0;
+    batch->count = 0;
+    ret = pkt_ep(module, dest, &ep);
     if (OMPI_SUCCESS != ret) {
         ompi_osc_newrma_ucx_am_buffer_free(hdr);
         return ret;
     }
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
-                       module->my_rank, module->cid, target->rank, len);
+                       module->my_rank, module->cid, dest, len);
     return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
+}
+
+/* Add a packet for window rank @p dest to @p batch, sending the batch first
+ * when the packet does not fit; one larger than a whole batch goes alone,
+ * after the ones before it. */
+static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                            int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                            const void *p2, size_t len2)
+{
+    size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
+    size_t entry = sizeof(*hdr) + padded, cap = module->config.aggregate_bytes;
+    char *at;
+    int ret;
+
+    if (NULL != batch->buf && batch->len + entry > cap) {
+        ret = pkt_batch_send(module, batch, dest);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    if (entry > cap) {
+        ucp_ep_h ep;
+
+        ret = pkt_ep(module, dest, &ep);
+        return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
+    }
+    if (NULL == batch->buf) {
+        batch->buf = ompi_osc_newrma_ucx_am_buffer(sizeof(*hdr), cap);
+        if (NULL == batch->buf) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->batch_len = (uint32_t) payload;
+    at = batch->buf + sizeof(*hdr) + batch->len;
+    memcpy(at, hdr, sizeof(*hdr));
+    at += sizeof(*hdr);
+    if (len1 > 0) {
+        memcpy(at, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(at + len1, p2, len2);
+    }
+    memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
+    batch->len += entry;
+    batch->count++;
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
+                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
+                       payload);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target)
+{
+    if (NULL == target->batch.buf) {
+        return OMPI_SUCCESS;
+    }
+    module->batches_open--;
+    return pkt_batch_send(module, &target->batch, target->rank);
 }
 
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)
@@ -187,50 +256,23 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
                                   const void *p2, size_t len2)
 {
-    size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
-    size_t entry = sizeof(*hdr) + padded, cap = module->config.aggregate_bytes;
-    char *at;
-    int ret;
+    bool was_open = NULL != target->batch.buf;
+    int ret = pkt_batch_append(module, &target->batch, target->rank, hdr, p1, len1, p2, len2);
 
-    if (NULL != target->batch && target->batch_len + entry > cap) {
-        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
+    /* the window counts its open batches, so a progress round with none is cheap */
+    module->batches_open += (int) (NULL != target->batch.buf) - (int) was_open;
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                              size_t payload_len)
+{
+    if (NULL != pkt->replies) {
+        return pkt_batch_append(module, pkt->replies, pkt->hdr.src, hdr, payload, payload_len,
+                                NULL, 0);
     }
-    if (entry > cap) {
-        ucp_ep_h ep; /* too big to share a message: alone, after those before
-                      * (flushed above) */
-        ret = pkt_ep(module, target->rank, &ep);
-        return OMPI_SUCCESS != ret ? ret
-                                   : pkt_send_ep2(module, ep, target->rank, hdr, p1, len1, p2, len2);
-    }
-    if (NULL == target->batch) {
-        target->batch = ompi_osc_newrma_ucx_am_buffer(sizeof(*hdr), cap);
-        if (NULL == target->batch) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        module->batches_open++;
-    }
-    hdr->cid = module->cid;
-    hdr->src = module->my_rank;
-    hdr->batch_len = (uint32_t) payload;
-    at = target->batch + sizeof(*hdr) + target->batch_len;
-    memcpy(at, hdr, sizeof(*hdr));
-    at += sizeof(*hdr);
-    if (len1 > 0) {
-        memcpy(at, p1, len1);
-    }
-    if (len2 > 0) {
-        memcpy(at + len1, p2, len2);
-    }
-    memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
-    target->batch_len += entry;
-    target->batch_count++;
-    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
-                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type),
-                       target->rank, payload);
-    return OMPI_SUCCESS;
+    return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
 }
 
 /* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE) behind the
@@ -285,13 +327,80 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                 const char *data, size_t len, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    ucp_ep_h ep;
+    int ret = ompi_osc_newrma_pkt_batch_flush(module, target); /* after those before it */
+
+    if (OMPI_SUCCESS == ret) {
+        ret = pkt_ep(module, target->rank, &ep);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
+    hdr.addr = taddr;
+    hdr.len = len;
+    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, &hdr, sizeof(hdr), data, len);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
+size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module)
+{
+    size_t overhead = 2 * sizeof(ompi_osc_newrma_pkt_hdr_t); /* BATCH's and the packet's */
+    size_t cap = module->config.aggregate_bytes;
+
+    return cap > overhead + PKT_BATCH_ALIGN ? (cap - overhead) & ~(PKT_BATCH_ALIGN - 1)
+                                            : PKT_BATCH_ALIGN;
+}
+
+int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                   char *dest, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t chunk = ompi_osc_newrma_pkt_chunk_max(module);
+    int ret = OMPI_SUCCESS;
+
+    op->get_stream = dest;
+    hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        hdr.addr = taddr + offset;
+        hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+        hdr.tag = offset;
+        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        } else {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    return ret;
+}
+
 /* The packets of a BATCH, in the order they were packed. */
 static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
 
 static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
+    /* the answers to the packets of one BATCH go back as one BATCH too */
+    ompi_osc_newrma_batch_t replies = {0};
     ompi_osc_newrma_pkt_t sub;
     size_t at = 0;
+
+    sub.replies = &replies;
+    sub.ucx_data = NULL; /* the BATCH owns the payload */
 
     for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
         if (pkt->payload_len - at < sizeof(sub.hdr)) {
@@ -310,6 +419,9 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     }
     if (at < pkt->payload_len) {
         opal_output(0, "osc/newrma: malformed BATCH packet from rank %d", pkt->hdr.src);
+    }
+    if (OMPI_SUCCESS != pkt_batch_send(module, &replies, pkt->hdr.src)) {
+        opal_output(0, "osc/newrma: cannot answer the packets of rank %d", pkt->hdr.src);
     }
 }
 
@@ -565,6 +677,27 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
 }
 
+static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
+
+    reply.type = OMPI_OSC_NEWRMA_PKT_GET_REPLY;
+    reply.status = ret;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    reply.len = pkt->hdr.len;
+    /* the origin checked the range against the window when it queued the op */
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply,
+                                                  OMPI_SUCCESS == ret ? (void *) (uintptr_t)
+                                                                            pkt->hdr.addr
+                                                                      : NULL,
+                                                  OMPI_SUCCESS == ret ? pkt->hdr.len : 0)) {
+        opal_output(0, "osc/newrma: cannot answer a GET of rank %d", pkt->hdr.src);
+    }
+    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
+}
+
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     pkt_pending_done_t *done = OBJ_NEW(pkt_pending_done_t);
@@ -600,6 +733,26 @@ static void pkt_handle_rma_done_ack(ompi_osc_newrma_module_t *module, ompi_osc_n
         opal_atomic_wmb();
     }
     opal_atomic_add_fetch_32(NULL != target ? &target->ack_counter : &module->ack_counter, -1);
+}
+
+void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                       const ompi_osc_newrma_pkt_t *pkt)
+{
+    if (OMPI_SUCCESS == pkt->hdr.status && pkt->payload_len == pkt->hdr.len &&
+        pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
+        memcpy(stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
+    } else {
+        op->status = OMPI_ERROR; /* the target could not read or apply it */
+    }
+    opal_atomic_wmb();
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+}
+
+static void pkt_handle_get_reply(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    ompi_osc_newrma_pkt_deliver_reply(op, op->get_stream, pkt);
 }
 
 static void pkt_handle_lock_granted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -703,6 +856,12 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         case OMPI_OSC_NEWRMA_PKT_BATCH:
             pkt_handle_batch(module, pkt);
             return;
+        case OMPI_OSC_NEWRMA_PKT_GET:
+            pkt_handle_get(module, pkt);
+            return;
+        case OMPI_OSC_NEWRMA_PKT_GET_REPLY:
+            pkt_handle_get_reply(pkt);
+            return;
         default:
             OSC_NEWRMA_VERBOSE(1, "dropping packet of unknown type %u", pkt->hdr.type);
             return;
@@ -711,6 +870,9 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
 
 static void pkt_free(ompi_osc_newrma_pkt_t *pkt)
 {
+    if (NULL != pkt->ucx_data) {
+        ompi_osc_newrma_ucx_am_data_release(pkt->ucx_data);
+    }
     OBJ_DESTRUCT(&pkt->super);
     free(pkt);
 }

@@ -59,7 +59,13 @@ typedef enum {
     OMPI_OSC_NEWRMA_PKT_BATCH,
     /** PSCW: the origin called MPI_Win_complete; the count PUT/ACC packets
      * before it are applied before the target counts it (no answer) */
-    OMPI_OSC_NEWRMA_PKT_COMPLETE
+    OMPI_OSC_NEWRMA_PKT_COMPLETE,
+    /** read [addr, addr+len) and answer with GET_REPLY (tag: offset in the
+     * origin's stream, tag2: op element); counted like PUT packets, so a
+     * RMA_DONE or UNLOCK behind it waits until it has read */
+    OMPI_OSC_NEWRMA_PKT_GET,
+    /** the data one GET packet read (tag, tag2 echoed; status) */
+    OMPI_OSC_NEWRMA_PKT_GET_REPLY
 } ompi_osc_newrma_pkt_type_t;
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
@@ -105,6 +111,10 @@ typedef struct ompi_osc_newrma_pkt_t {
     size_t payload_len;
     /** after this structure, or inside the BATCH packet that carried it */
     char *payload;
+    /** UCX's receive buffer holding the payload, released when handled, or NULL */
+    void *ucx_data;
+    /** inside a BATCH: where its answers are aggregated, else NULL */
+    ompi_osc_newrma_batch_t *replies;
 } ompi_osc_newrma_pkt_t;
 
 /** What an origin waits on while its REGION_QUERY is answered. */
@@ -139,6 +149,29 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
                                    uint64_t taddr);
 
 /**
+ * A chunk of a bulk PUT as a packet of its own, straight from @p data (the
+ * origin buffer or @p op's bounce copy: no copy here), after the target's
+ * aggregated packets; @p op completes when UCX has sent it.
+ */
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                 const char *data, size_t len, uint64_t taddr);
+
+/** The most data one PUT or GET packet carries so that it fills, with its
+ * header, one aggregated active message of the window's aggregate_bytes:
+ * bulk transfers go as one such message per chunk. */
+size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module);
+
+/**
+ * Read [taddr, taddr+@p op->bytes) of @p target into @p dest as GET packets
+ * of at most ompi_osc_newrma_pkt_chunk_max() bytes each, aggregated with the target's
+ * other packets; their replies complete @p op (op->outstanding).
+ */
+int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                   char *dest, uint64_t taddr);
+
+/**
  * Aggregation: add a packet for @p target (header + payload in two pieces)
  * to the active message being built for it; sent when full, or by
  * ompi_osc_newrma_pkt_batch_flush.  A packet larger than the window's
@@ -157,6 +190,13 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
  * round ends here, so nobody waits on a packet still held. */
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
 
+/** Answer @p pkt: @p hdr (type set by the caller) and an optional payload
+ * go to its sender, aggregated with the other answers to the BATCH that
+ * carried it, if any. */
+int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                              size_t payload_len);
+
 /** Send RMA_DONE for the PUT packets counted in target->am_sent; its
  * RMA_DONE_ACK decrements *@p counter (the window's or the target element's). */
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -173,7 +213,13 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src,
                                        int status);
 
-/** Test hook (osc_newrma_test_fail_packet): true for the Nth PUT or ACC
+/** Origin side: the data of a GET_REPLY or ACC_REPLY @p pkt for @p op goes
+ * to @p stream at the offset it carries (or @p op fails), and the op has one
+ * answer less to wait for. */
+void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                       const ompi_osc_newrma_pkt_t *pkt);
+
+/** Test hook (osc_newrma_test_fail_packet): true for the Nth PUT, GET or ACC
  * packet this process applies as a target, which then fails. */
 bool ompi_osc_newrma_pkt_test_fail(void);
 
@@ -205,9 +251,15 @@ int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int loc
 int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                ompi_osc_newrma_op_t *op);
 
-/** Copy a packet into the inbox (called from the UCX receive callback). */
-void ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, const void *payload,
-                                 size_t payload_len);
+/** Payloads from this size on are kept in UCX's buffer, not copied. */
+#define OMPI_OSC_NEWRMA_PKT_KEEP_MIN 4096
+
+/** Put a packet into the inbox (called from the UCX receive callback).  Its
+ * payload is copied, or, when @p may_keep and it is large, kept where it is
+ * until the packet is handled (then released with
+ * ompi_osc_newrma_ucx_am_data_release).  @return true when kept. */
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
+                                 size_t payload_len, bool may_keep);
 
 /** Handle every packet in the inbox. @return number handled. */
 int ompi_osc_newrma_pkt_process_inbox(void);

@@ -71,17 +71,18 @@ static int issue_sync_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     }
 }
 
-/* Location consistency (README, "What it guarantees"): a GET reads the
- * target's memory directly, so it must not overtake PUT and ACC packets that
- * the target's agent may not have applied yet.  RMA_DONE covers them; the
- * GET waits for its acknowledgement.  @return 1: the next op may go, 0: not
- * yet, or an error. */
+/* Location consistency (README, "What it guarantees"): an RDMA GET reads
+ * the target's memory directly, so it must not overtake PUT and ACC packets
+ * that the target's agent may not have applied yet.  RMA_DONE covers them;
+ * the GET waits for its acknowledgement.  A GET sent as packets is applied
+ * behind them anyway.  @return 1: the next op may go, 0: not yet, or an
+ * error. */
 static int packets_applied_before(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
 {
     int ret;
 
-    if (OMPI_OSC_NEWRMA_OP_GET != op->kind) {
+    if (OMPI_OSC_NEWRMA_OP_GET != op->kind || ompi_osc_newrma_op_as_packets(module, target, op)) {
         return 1;
     }
     if (target->am_sent > 0) {

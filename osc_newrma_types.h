@@ -8,6 +8,7 @@
 #define OMPI_OSC_NEWRMA_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /** Counter updated by transport callbacks with opal_atomic_* (Open MPI 4.1 has
@@ -33,6 +34,14 @@ typedef struct ompi_osc_newrma_optable_t ompi_osc_newrma_optable_t;
 typedef struct ompi_osc_newrma_pool_t ompi_osc_newrma_pool_t;
 typedef struct ompi_osc_newrma_peer_t ompi_osc_newrma_peer_t;
 typedef struct ompi_osc_newrma_endpoint_t ompi_osc_newrma_endpoint_t;
+
+/** Aggregation: an active message being built for one peer (BATCH header,
+ * then @c count packets in @c len bytes); @c buf is NULL when none is. */
+typedef struct {
+    char *buf;
+    size_t len;
+    uint32_t count;
+} ompi_osc_newrma_batch_t;
 
 /** The nine window states of the design (MPIDI_RMA_*). */
 typedef enum {

@@ -4,6 +4,8 @@
 #include "ompi_config.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/proc/proc.h"
@@ -29,8 +31,11 @@ static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_
         OSC_NEWRMA_VERBOSE(1, "dropping rendezvous active message");
         return UCS_OK;
     }
-    ompi_osc_newrma_pkt_enqueue(header, header_length, data, length);
-    return UCS_OK;
+    /* UCS_INPROGRESS: the data stays ours until ompi_osc_newrma_ucx_am_data_release */
+    return ompi_osc_newrma_pkt_enqueue(header, header_length, data, length,
+                                       param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)
+               ? UCS_INPROGRESS
+               : UCS_OK;
 }
 
 static int ucx_create_context(bool thread_multiple)
@@ -82,7 +87,7 @@ static int ucx_create_worker(bool thread_multiple)
                     UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     am.id = OMPI_OSC_NEWRMA_AM_ID;
     am.cb = ucx_am_recv_cb;
-    am.flags = UCP_AM_FLAG_WHOLE_MSG;
+    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
     status = ucp_worker_set_am_recv_handler(component.ucp_worker, &am);
     if (UCS_OK != status) {
         goto err_address;
@@ -213,6 +218,49 @@ out:
     return ret;
 }
 
+/* UCX 1.13 tells which transports an endpoint's lanes use only in its
+ * printed configuration: one line per lane, "lane[0]:  2:tcp/lo.0 md[1] ->
+ * ... rma_bw#0 am ...".  Software RDMA: every rma_bw lane is TCP, or none. */
+static bool ucx_ep_rdma_emulated(ucp_ep_h ep)
+{
+    bool emulated = true;
+    char *text = NULL, *line, *save = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&text, &len);
+
+    if (NULL == stream) {
+        return false;
+    }
+    ucp_ep_print_info(ep, stream);
+    if (0 != fclose(stream) || NULL == text) {
+        free(text);
+        return false;
+    }
+    for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
+        if (NULL != strstr(line, "lane[") && NULL != strstr(line, "rma_bw#") &&
+            NULL == strstr(line, ":tcp/")) {
+            emulated = false;
+        }
+    }
+    free(text);
+    return emulated;
+}
+
+bool ompi_osc_newrma_ucx_rdma_emulated(struct ompi_proc_t *proc)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    bool emulated = false;
+
+    opal_mutex_lock(&component.lock);
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint) &&
+        NULL != endpoint->ep) {
+        emulated = endpoint->rdma_emulated;
+    }
+    opal_mutex_unlock(&component.lock);
+    return emulated;
+}
+
 int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
 {
     ompi_osc_newrma_endpoint_t *endpoint = NULL;
@@ -236,6 +284,9 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
             ret = OMPI_ERR_UNREACH;
             goto out;
         }
+        endpoint->rdma_emulated = ucx_ep_rdma_emulated(endpoint->ep);
+        OSC_NEWRMA_VERBOSE(10, "endpoint to %s: RDMA %s", OMPI_NAME_PRINT(&proc->super.proc_name),
+                           endpoint->rdma_emulated ? "emulated in software" : "by the transport");
     }
     *ep_p = endpoint->ep;
 out:
@@ -369,6 +420,48 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
                           OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "ucp_put_nbx" : "ucp_get_nbx");
 }
 
+/* UCX 1.13 reads an active message's header until the send completes. */
+typedef struct {
+    ompi_osc_newrma_op_t *op;
+    char hdr[];
+} ucx_op_am_t;
+
+static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_op_am_t *am = user_data;
+
+    ucx_op_done(am->op, status, "active message of an operation");
+    free(am);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
+                                   size_t hdr_len, const void *data, size_t len)
+{
+    ucx_op_am_t *am = malloc(sizeof(*am) + hdr_len);
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+    int ret;
+
+    if (NULL == am) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    am->op = op;
+    memcpy(am->hdr, hdr, hdr_len);
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send = ucx_op_am_cb;
+    param.user_data = am;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucx_op_count(op, 1);
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
+    ret = ucx_op_started(op, req, "ucp_am_send_nbx");
+    if (!UCS_PTR_IS_PTR(req)) {
+        free(am); /* done or failed at once: no callback */
+    }
+    return ret;
+}
+
 int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic_op_t opcode,
                                const void *operand, size_t size, void *reply, uint64_t raddr,
                                ucp_rkey_h rkey)
@@ -490,6 +583,11 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
         memcpy(data + hdr_len + len1, p2, len2);
     }
     return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
+}
+
+void ompi_osc_newrma_ucx_am_data_release(void *data)
+{
+    ucp_am_data_release(component.ucp_worker, data);
 }
 
 int ompi_osc_newrma_ucx_fence(void)

@@ -31,6 +31,8 @@ struct ompi_osc_newrma_endpoint_t {
     ucp_ep_h ep;
     void *address;
     size_t address_len;
+    /** every RDMA lane of ep is emulated in software (UCX's TCP transport) */
+    bool rdma_emulated;
 };
 
 /**
@@ -50,6 +52,13 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
 
 /** Endpoint to @p proc, created on first use. @return OMPI_SUCCESS or OMPI_ERR_UNREACH */
 int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p);
+
+/**
+ * True when UCX reaches @p proc (endpoint created) only through transports
+ * that emulate RDMA in software, such as TCP: there, the target's CPU moves
+ * every byte anyway, and active messages outrun UCX's RDMA protocol.
+ */
+bool ompi_osc_newrma_ucx_rdma_emulated(struct ompi_proc_t *proc);
 
 /** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
 int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
@@ -110,6 +119,17 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
 
 /** Order RMA issued before against RMA issued after (no round trip). */
 int ompi_osc_newrma_ucx_fence(void);
+
+/**
+ * Send an active message whose payload is @p op's own data (@p data, not
+ * copied: it must stay valid until the op completes), counted in
+ * op->outstanding like an RDMA transfer.
+ */
+int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
+                                   size_t hdr_len, const void *data, size_t len);
+
+/** Give back a received active message's data kept by the receive callback. */
+void ompi_osc_newrma_ucx_am_data_release(void *data);
 
 /** Arm the worker's event descriptor.  @return OMPI_ERR_WOULD_BLOCK when
  * events are pending (progress first), OMPI_SUCCESS when armed. */
