@@ -753,7 +753,7 @@ void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     free(result);
     ompi_osc_newrma_dtype_release(dt);
     /* the origin's RMA_DONE or UNLOCK reports the failure */
-    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
 void ompi_osc_newrma_acc_handle_reply(ompi_osc_newrma_pkt_t *pkt)

@@ -575,11 +575,23 @@ static bool pkt_done_blocked(ompi_osc_newrma_module_t *module, pkt_pending_done_
     return false;
 }
 
+/* An acknowledgement for @p src: with the answers to the BATCH being
+ * handled when it came from @p src (one message back, not two). */
+static int pkt_ack(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *handled,
+                   int32_t src, ompi_osc_newrma_pkt_hdr_t *ack)
+{
+    if (NULL != handled && handled->hdr.src == src) {
+        return ompi_osc_newrma_pkt_reply(module, handled, ack, NULL, 0);
+    }
+    return ompi_osc_newrma_pkt_send(module, src, ack, NULL, 0);
+}
+
 /* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
  * held).  Packets and RMA_DONE may arrive in any order: counting makes the
  * acknowledgement independent of it.  An UNLOCK also releases the lock; a
  * COMPLETE is counted for MPI_Win_wait. */
-static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
+static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_pkt_t *handled)
 {
     pkt_pending_done_t *done, *next;
     ompi_osc_newrma_pkt_hdr_t ack = {0};
@@ -606,7 +618,7 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module)
             ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
             ack.tag = done->tag;
             ack.status = status;
-            if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, done->src, &ack, NULL, 0)) {
+            if (OMPI_SUCCESS != pkt_ack(module, handled, done->src, &ack)) {
                 opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
             }
         }
@@ -646,14 +658,16 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
     return ret;
 }
 
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src,
-                                       int status)
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status)
 {
+    int32_t src = pkt->hdr.src;
+
     opal_mutex_lock(&module->am_lock);
     pkt_set_applied(module, src,
                     (pkt_applied(module, src) + 1) |
                         (OMPI_SUCCESS != status ? PKT_APPLIED_FAILED : 0));
-    pkt_settle_rma_dones(module);
+    pkt_settle_rma_dones(module, pkt);
     opal_mutex_unlock(&module->am_lock);
 }
 
@@ -674,7 +688,7 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     }
     /* counted even when it failed, so the origin is not left waiting; its
      * RMA_DONE or UNLOCK reports the failure */
-    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
 static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -695,7 +709,7 @@ static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
                                                   OMPI_SUCCESS == ret ? pkt->hdr.len : 0)) {
         opal_output(0, "osc/newrma: cannot answer a GET of rank %d", pkt->hdr.src);
     }
-    ompi_osc_newrma_pkt_count_applied(module, pkt->hdr.src, ret);
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -714,7 +728,7 @@ static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
                                                                             : MPI_LOCK_SHARED;
     opal_mutex_lock(&module->am_lock);
     opal_list_append(&module->am_pending_done, &done->super);
-    pkt_settle_rma_dones(module);
+    pkt_settle_rma_dones(module, pkt);
     opal_mutex_unlock(&module->am_lock);
 }
 

@@ -207,11 +207,11 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
 struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
                                                      const ompi_osc_newrma_pkt_t *pkt);
 
-/** Target side: one more PUT or ACC packet of @p src is applied; answer the
- * RMA_DONE (or release the UNLOCK) waiting for it; a failed one (@p status)
- * makes that answer carry an error. */
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module, int32_t src,
-                                       int status);
+/** Target side: one more PUT, GET or ACC packet, @p pkt, is applied; answer
+ * the RMA_DONE (or release the UNLOCK) waiting for it, with the answers to
+ * @p pkt's BATCH; a failed one (@p status) makes that answer carry an error. */
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status);
 
 /** Origin side: the data of a GET_REPLY or ACC_REPLY @p pkt for @p op goes
  * to @p stream at the offset it carries (or @p op fails), and the op has one
