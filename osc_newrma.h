@@ -142,8 +142,8 @@ struct ompi_osc_newrma_peer_t {
     char *shm_base;
     /** endpoint, looked up on first use */
     ucp_ep_h ep;
-    /** contiguous PUTs and GETs of any size travel as packets of at most
-     * aggregate_threshold bytes, not RDMA (osc_newrma_bulk_packets) */
+    /** contiguous PUTs and GETs of any size travel as packets, large ones
+     * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_region.h), and how many times the target told

@@ -151,11 +151,11 @@ static int component_register(void)
                    &component.aggregate_threshold, 32768);
     register_int("bulk_packets",
                  "UCX path: how contiguous PUTs and GETs larger than aggregate_threshold "
-                 "travel: 1 as pipelined packets of aggregate_threshold bytes in aggregated "
-                 "active messages (the target's CPU copies them); 0 by UCX RDMA; -1 chooses per "
+                 "travel: 1 as pipelined packets that each fill one active message of "
+                 "aggregate_bytes (the target's CPU copies them); 0 by UCX RDMA; -1 chooses per "
                  "peer: packets where UCX emulates RDMA in software (its TCP transport, where "
-                 "they move 2-3 times the bytes per second), RDMA where the transport has it "
-                 "(default: -1)",
+                 "they moved up to 3 times the bytes per second), RDMA where the transport has "
+                 "it (default: -1)",
                  &component.bulk_packets, -1);
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "

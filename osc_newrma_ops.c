@@ -422,14 +422,23 @@ static bool op_target_fine_grained(ompi_osc_newrma_op_t *op)
     return count.segments > 1 && count.segments > count.limit;
 }
 
+/* A contiguous PUT or GET of this size to this peer goes as packets. */
+static bool op_size_as_packets(const ompi_osc_newrma_module_t *module,
+                               const ompi_osc_newrma_target_t *target,
+                               const ompi_osc_newrma_op_t *op)
+{
+    size_t threshold = module->config.aggregate_threshold;
+
+    return threshold > 0 && (op->bytes <= threshold || module->peers[target->rank].bulk_packets);
+}
+
 bool ompi_osc_newrma_op_as_packets(const ompi_osc_newrma_module_t *module,
                                    const ompi_osc_newrma_target_t *target,
                                    const ompi_osc_newrma_op_t *op)
 {
-    size_t threshold = module->config.aggregate_threshold;
     ptrdiff_t toff;
 
-    return threshold > 0 && (op->bytes <= threshold || module->peers[target->rank].bulk_packets) &&
+    return op_size_as_packets(module, target, op) &&
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
 }
 
@@ -486,7 +495,7 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
-    if (contig && ompi_osc_newrma_op_as_packets(module, target, op)) {
+    if (contig && op_size_as_packets(module, target, op)) {
         return OMPI_OSC_NEWRMA_OP_PUT == op->kind
                    ? op_put_packets(module, target, op, s.stream, op->target_addr + (uint64_t) toff)
                    : ompi_osc_newrma_pkt_get_contig(module, target, op, s.stream,

@@ -695,18 +695,16 @@ static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
 {
     ompi_osc_newrma_pkt_hdr_t reply = {0};
     int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
+    /* the origin checked the range against the window when it queued the op */
+    const void *data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
 
     reply.type = OMPI_OSC_NEWRMA_PKT_GET_REPLY;
     reply.status = ret;
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
-    /* the origin checked the range against the window when it queued the op */
-    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply,
-                                                  OMPI_SUCCESS == ret ? (void *) (uintptr_t)
-                                                                            pkt->hdr.addr
-                                                                      : NULL,
-                                                  OMPI_SUCCESS == ret ? pkt->hdr.len : 0)) {
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, data,
+                                                  NULL != data ? pkt->hdr.len : 0)) {
         opal_output(0, "osc/newrma: cannot answer a GET of rank %d", pkt->hdr.src);
     }
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
