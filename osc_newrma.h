@@ -81,6 +81,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int dynamic_regions;
     int test_fail_rdma;
     int test_fail_packet;
+    int test_node_size; /* > 0: simulated nodes of this many world ranks */
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */

@@ -178,6 +178,12 @@ static int component_register(void)
                  "fails (not applied), to check that the origin's completing call returns an "
                  "error; 0 never (default: 0)",
                  &component.test_fail_packet, 0);
+    register_int("test_node_size",
+                 "Test hook: MPI_Win_allocate windows treat ranks of MPI_COMM_WORLD in blocks "
+                 "of N (0-(N-1), N-(2N-1), ...) as separate nodes, so one machine runs "
+                 "shared-memory and UCX peers of one window side by side as on a cluster; "
+                 "0 uses the real nodes (default: 0)",
+                 &component.test_node_size, 0);
     return OMPI_SUCCESS;
 }
 

@@ -607,9 +607,10 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     win->w_osc_module = &module->super;
     module->ready = true;
     module_open_to_packets(module);
-    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s", module->cid,
-                       flavor, module->size, module->config.slots,
-                       module->shm.direct ? "direct" : "off");
+    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s, %d of %d ranks in the segment",
+                       module->cid, flavor, module->size, module->config.slots,
+                       module->shm.direct ? "direct" : "off",
+                       module->shm.active ? module->shm.node_size : 0, module->comm_size);
     return OMPI_SUCCESS;
 }
 

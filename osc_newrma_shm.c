@@ -327,20 +327,37 @@ out:
     return ret;
 }
 
+/* The window's ranks on this node.  A shared window is on one node by
+ * the user's promise; MPI_Win_allocate may span nodes, or simulated ones
+ * (osc_newrma_test_node_size) to test mixed locality on one machine. */
+static int shm_node_comm(ompi_osc_newrma_module_t *module)
+{
+    int block = component.test_node_size;
+    int ret;
+
+    if (block > 0 && MPI_WIN_FLAVOR_SHARED != module->flavor) {
+        int world_rank = ompi_comm_rank(&ompi_mpi_comm_world.comm);
+
+        ret = ompi_comm_split(module->comm, world_rank / block, 0, &module->shm.node_comm, false);
+    } else if (!ompi_group_have_remote_peers(module->comm->c_local_group)) {
+        /* a window on one node needs no split (a collective and a new
+         * communicator per window): the node is the window's communicator */
+        module->shm.node_comm = module->comm;
+        return OMPI_SUCCESS;
+    } else {
+        ret = ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL,
+                                   &module->shm.node_comm);
+    }
+    module->shm.node_comm_owned = OMPI_SUCCESS == ret;
+    return ret;
+}
+
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  void **base_p)
 {
     int ret = OMPI_SUCCESS;
 
-    /* a window on one node needs no split (a collective and a new
-     * communicator per window): the node is the window's communicator */
-    if (!ompi_group_have_remote_peers(module->comm->c_local_group)) {
-        module->shm.node_comm = module->comm;
-    } else {
-        ret = ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL,
-                                   &module->shm.node_comm);
-        module->shm.node_comm_owned = OMPI_SUCCESS == ret;
-    }
+    ret = shm_node_comm(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

@@ -3,9 +3,14 @@
 # summary "N passed, N failed".  Exit status is non-zero if anything failed.
 #
 # usage: run.sh --bindir DIR --dsodir DIR [--list FILE] [--filter REGEX] [--seed N]
+#               [--np N] [--variant V]
+# --np N runs only the entries that list N ranks, at N; --variant V runs
+# every MPI entry that holds for any path (it lists shm) with variant V
+# instead of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=""; dsodir=""; list="$here/testlist"; filter=""; seed=${NEWRMA_TEST_SEED:-12345}
+only_np=""; only_variant=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bindir) bindir=$2; shift 2 ;;
@@ -13,6 +18,8 @@ while [ $# -gt 0 ]; do
         --list) list=$2; shift 2 ;;
         --filter) filter=$2; shift 2 ;;
         --seed) seed=$2; shift 2 ;;
+        --np) only_np=$2; shift 2 ;;
+        --variant) only_variant=$2; shift 2 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -42,6 +49,8 @@ variant_args() {
 --mca osc_newrma_aggregate_bytes 8192 --mca osc_newrma_aggregate_threshold 1024" ;;
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
         asynctcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1 -x UCX_TLS=tcp,self" ;;
+        mixed) echo "--mca osc_newrma_test_node_size 2" ;;
+        mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
         *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;
     esac
 }
@@ -114,6 +123,14 @@ run_random() { # np limit variant log flavor epochs sync [acc]
 while read -r name ranks limit variants cmd; do
     case "$name" in ''|\#*) continue ;; esac
     [ -n "$filter" ] && ! [[ "$name" =~ $filter ]] && continue
+    if [ -n "$only_np" ]; then
+        [[ ",$ranks," == *",$only_np,"* ]] || continue
+        ranks=$only_np
+    fi
+    if [ -n "$only_variant" ]; then
+        [[ ",$variants," == *",shm,"* ]] || continue
+        variants=$only_variant
+    fi
     for np in ${ranks//,/ }; do
         for v in ${variants//,/ }; do
             run_one "$name" "$np" "$limit" "$v" $cmd
