@@ -48,6 +48,16 @@ typedef struct {
     int active_req_threshold;
     bool shm;
     bool alloc_shared_noncontig;
+    /** info no_locks: MPI_Win_lock and lock_all are erroneous (MPI_ERR_RMA_SYNC);
+     * MPI_Win_set_info may change it */
+    bool no_locks;
+    /** info same_size / same_disp_unit: every rank gave the same value, so
+     * the peers' values are this rank's own, not the exchange's */
+    bool same_size;
+    bool same_disp_unit;
+    /** info accumulate_ops is same_op (not same_op_no_op): reported only,
+     * element atomicity here does not depend on which ops meet */
+    bool acc_same_op;
     /** accumulate_ordering is not "none": accumulates from one origin to
      * one location take effect in program order */
     bool acc_ordered;
@@ -229,6 +239,8 @@ struct ompi_osc_newrma_module_t {
     bool pools_ready;
     /** per-rank remote window information (create / allocate / shared) */
     ompi_osc_newrma_peer_t *peers;
+    /** what the creation's exchange gathered: the peers' packed rkeys point into it */
+    char *peer_blobs;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
     /** accumulates take the plain rule (osc_newrma_acc.h): every rank is

@@ -13,6 +13,7 @@
 #include "ompi/mca/osc/base/base.h"
 #include "ompi/proc/proc.h"
 #include "opal/util/info.h"
+#include "opal/util/info_subscriber.h"
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
@@ -121,6 +122,7 @@ static void config_acc(struct opal_info_t *info, ompi_osc_newrma_config_t *c)
     if (flag && 0 != strcmp(buf, "same_op") && 0 != strcmp(buf, "same_op_no_op")) {
         opal_output(0, "osc/newrma: bad value '%s' for info key accumulate_ops", buf);
     }
+    c->acc_same_op = flag && 0 == strcmp(buf, "same_op");
 }
 
 static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *info)
@@ -144,6 +146,9 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
                        &agg_threshold);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
+    ret |= config_bool(info, "same_size", false, &c->same_size);
+    ret |= config_bool(info, "same_disp_unit", false, &c->same_disp_unit);
+    ret |= config_bool(info, "no_locks", false, &c->no_locks);
     if (OMPI_SUCCESS != ret) {
         return OMPI_ERR_BAD_PARAM;
     }
@@ -197,22 +202,27 @@ static int component_window_setup(void)
 
 /* ---- window memory per flavor ---- */
 
-static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t size)
+/* Collective where the memory is a shared segment: a rank whose creation
+ * already failed (@p status) still takes part, so the others learn it. */
+static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t size, int status)
 {
     int ret;
 
     switch (module->flavor) {
         case MPI_WIN_FLAVOR_SHARED:
             if (ompi_group_have_remote_peers(module->comm->c_local_group)) {
-                return OMPI_ERR_RMA_SHARED;
+                return OMPI_ERR_RMA_SHARED; /* the same on every rank */
             }
             module->shm.direct = module->config.shm;
             return ompi_osc_newrma_shm_allocate(module, size, module->config.alloc_shared_noncontig,
-                                                &module->base);
+                                                status, &module->base);
         case MPI_WIN_FLAVOR_ALLOCATE:
             if (module->config.shm) {
                 module->shm.direct = true;
-                return ompi_osc_newrma_shm_allocate(module, size, false, &module->base);
+                return ompi_osc_newrma_shm_allocate(module, size, false, status, &module->base);
+            }
+            if (OMPI_SUCCESS != status) {
+                return status;
             }
             ret = posix_memalign(&module->base, opal_getpagesize(), size > 0 ? size : 1);
             if (0 != ret) {
@@ -223,10 +233,10 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
             return OMPI_SUCCESS;
         case MPI_WIN_FLAVOR_CREATE:
             module->base = *base;
-            return OMPI_SUCCESS;
+            return status;
         default: /* MPI_WIN_FLAVOR_DYNAMIC: memory comes with MPI_Win_attach */
             module->base = NULL;
-            return OMPI_SUCCESS;
+            return status;
     }
 }
 
@@ -240,6 +250,9 @@ typedef struct {
     uint32_t address_len;
     /** this rank has no worker address yet for some peer of the window */
     uint32_t need_addresses;
+    /** this rank's creation failed (an OMPI error code): everybody fails */
+    int32_t status;
+    int32_t pad;
 } exchange_hdr_t;
 
 static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const exchange_hdr_t *hdr,
@@ -249,14 +262,12 @@ static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const excha
     struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
 
     peer->base = hdr->base;
-    peer->size = (size_t) hdr->size;
-    peer->disp_unit = hdr->disp_unit;
+    /* same_size / same_disp_unit: the user promised every rank's is mine */
+    peer->size = module->config.same_size ? module->size : (size_t) hdr->size;
+    peer->disp_unit = module->config.same_disp_unit ? module->disp_unit : hdr->disp_unit;
     if (hdr->rkey_len > 0) {
-        peer->rkey_packed = malloc(hdr->rkey_len);
-        if (NULL == peer->rkey_packed) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        memcpy(peer->rkey_packed, blob, hdr->rkey_len);
+        /* kept in the module's copy of the exchange (module->peer_blobs) */
+        peer->rkey_packed = (void *) blob;
         peer->rkey_packed_len = hdr->rkey_len;
     }
     if (rank == module->my_rank || 0 == hdr->address_len) {
@@ -296,7 +307,9 @@ static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_
     for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
         ret = exchange_peer(module, i, &hdrs[i], all + displs[i]);
     }
-    free(all);
+    /* the peers' packed rkeys stay in it: no allocation per peer after the
+     * last collective, where a failure would no longer reach every rank */
+    module->peer_blobs = all;
     free(counts);
     return ret;
 }
@@ -329,36 +342,65 @@ static bool exchange_addresses_needed(ompi_osc_newrma_module_t *module, exchange
     return false;
 }
 
-static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, size_t rkey_len)
+/* The first failure any rank reported, or OMPI_SUCCESS. */
+static int exchange_status(ompi_osc_newrma_module_t *module, const exchange_hdr_t *hdrs)
+{
+    for (int i = 0; i < module->comm_size; ++i) {
+        if (OMPI_SUCCESS != hdrs[i].status) {
+            return hdrs[i].status;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* The creation's last collective, made even by a rank whose creation has
+ * failed (@p status): then every rank returns an error from the same call
+ * and nobody waits in it for the failed one. */
+static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, size_t rkey_len,
+                           int status)
 {
     ompi_communicator_t *comm = module->comm;
     exchange_hdr_t mine = {0}, *hdrs;
-    char *blob;
+    char *blob = NULL;
     int ret;
 
-    mine.base = (uint64_t) (uintptr_t) module->base;
-    mine.size = module->size;
-    mine.disp_unit = module->disp_unit;
-    mine.rkey_len = (uint32_t) rkey_len;
-    mine.address_len = (uint32_t) component.worker_address_len;
-    mine.need_addresses = exchange_need_addresses(module);
-    hdrs = malloc(sizeof(*hdrs) * (size_t) module->comm_size);
-    blob = malloc(rkey_len + component.worker_address_len);
-    if (NULL == hdrs || NULL == blob) {
-        ret = OMPI_ERR_OUT_OF_RESOURCE;
-        goto out;
+    mine.status = status;
+    if (OMPI_SUCCESS == status) {
+        mine.base = (uint64_t) (uintptr_t) module->base;
+        mine.size = module->size;
+        mine.disp_unit = module->disp_unit;
+        mine.rkey_len = (uint32_t) rkey_len;
+        mine.address_len = (uint32_t) component.worker_address_len;
+        mine.need_addresses = exchange_need_addresses(module);
+        blob = malloc(rkey_len + component.worker_address_len);
+        if (NULL == blob) {
+            mine.status = OMPI_ERR_OUT_OF_RESOURCE;
+        } else {
+            if (rkey_len > 0) { /* no rkey: NULL, which memcpy may not take */
+                memcpy(blob, rkey, rkey_len);
+            }
+            if (component.worker_address_len > 0) {
+                memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
+            }
+        }
     }
-    memcpy(blob, rkey, rkey_len);
-    memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
+    hdrs = malloc(sizeof(*hdrs) * (size_t) module->comm_size);
+    if (NULL == hdrs) {
+        free(blob);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine), MPI_BYTE,
                                        comm, comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS == ret) {
+        /* my own failure first: it says more than a peer's */
+        ret = OMPI_SUCCESS != mine.status ? mine.status : exchange_status(module, hdrs);
+    }
     if (OMPI_SUCCESS == ret && !exchange_addresses_needed(module, hdrs)) {
         mine.address_len = 0; /* every rank knows every address already */
     }
     if (OMPI_SUCCESS == ret) {
         ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + mine.address_len);
     }
-out:
     free(blob);
     free(hdrs);
     return ret;
@@ -376,12 +418,13 @@ static void module_peers_free(ompi_osc_newrma_module_t *module)
         if (NULL != peer->rkey) {
             ucp_rkey_destroy(peer->rkey);
         }
-        free(peer->rkey_packed);
         ompi_osc_newrma_region_cache_clear(&peer->regions);
         OBJ_DESTRUCT(&peer->regions);
     }
     free(module->peers);
     module->peers = NULL;
+    free(module->peer_blobs);
+    module->peer_blobs = NULL;
 }
 
 static int module_peers_alloc(ompi_osc_newrma_module_t *module)
@@ -505,6 +548,73 @@ static int module_tables(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
+/* ---- window info: MPI_Win_get_info reports the hints in effect ---- */
+
+static char *info_bool(bool value)
+{
+    return value ? "true" : "false";
+}
+
+/* Called for the value given at creation (at subscription) and for every
+ * MPI_Win_set_info; returns the value in effect.  no_locks may change
+ * between epochs; the others are fixed at creation (a hint may be
+ * ignored), so the window's info tells what it really does. */
+static char *module_info_update(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_config_t *c = &ompi_osc_newrma_module((struct ompi_win_t *) obj)->config;
+
+    if (0 == strcmp(key, "no_locks")) {
+        c->no_locks = opal_str_to_bool(value);
+        return info_bool(c->no_locks);
+    }
+    if (0 == strcmp(key, "accumulate_ordering")) {
+        return c->acc_ordered ? "rar,raw,war,waw" : "none";
+    }
+    if (0 == strcmp(key, "accumulate_ops")) {
+        return c->acc_same_op ? "same_op" : "same_op_no_op";
+    }
+    if (0 == strcmp(key, "same_size")) {
+        return info_bool(c->same_size);
+    }
+    if (0 == strcmp(key, "same_disp_unit")) {
+        return info_bool(c->same_disp_unit);
+    }
+    return info_bool(c->alloc_shared_noncontig);
+}
+
+static int module_info_subscribe(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_config_t *c = &module->config;
+    opal_infosubscriber_t *obj = &module->win->super;
+    int ret;
+
+    ret = opal_infosubscribe_subscribe(obj, "no_locks", info_bool(c->no_locks), module_info_update);
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_infosubscribe_subscribe(obj, "accumulate_ordering",
+                                           module_info_update(obj, "accumulate_ordering", NULL),
+                                           module_info_update);
+    }
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_infosubscribe_subscribe(obj, "accumulate_ops",
+                                           module_info_update(obj, "accumulate_ops", NULL),
+                                           module_info_update);
+    }
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_infosubscribe_subscribe(obj, "same_size", info_bool(c->same_size),
+                                           module_info_update);
+    }
+    if (OPAL_SUCCESS == ret) {
+        ret = opal_infosubscribe_subscribe(obj, "same_disp_unit", info_bool(c->same_disp_unit),
+                                           module_info_update);
+    }
+    if (OPAL_SUCCESS == ret && MPI_WIN_FLAVOR_SHARED == module->flavor) {
+        ret = opal_infosubscribe_subscribe(obj, "alloc_shared_noncontig",
+                                           info_bool(c->alloc_shared_noncontig),
+                                           module_info_update);
+    }
+    return ret;
+}
+
 static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t size,
                         struct opal_info_t *info)
 {
@@ -520,6 +630,8 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->cid = ompi_comm_get_cid(module->comm);
     module->my_rank = ompi_comm_rank(module->comm);
     module->comm_size = ompi_comm_size(module->comm);
+    /* from here on a failure on one rank does not skip the collectives
+     * below (the shared segment's and the exchange), which carry it to all */
     ret = module_config(module, info);
     if (OMPI_SUCCESS == ret) {
         ret = component_window_setup();
@@ -530,9 +642,7 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     if (OMPI_SUCCESS == ret) {
         ret = module_tables(module);
     }
-    if (OMPI_SUCCESS == ret) {
-        ret = module_memory(module, base, size);
-    }
+    ret = module_memory(module, base, size, ret);
     /* the same on every rank: node_comm is the whole window or not */
     module->acc_plain = OMPI_SUCCESS == ret && module->shm.direct && NULL != module->shm.node_comm &&
                         ompi_comm_size(module->shm.node_comm) == module->comm_size;
@@ -548,8 +658,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
         ret = module_register(module);
     }
     if (OMPI_SUCCESS == ret) {
-        ret = module_exchange(module, module->rkey_packed, module->rkey_packed_len);
+        ret = module_info_subscribe(module);
     }
+    ret = module_exchange(module, module->rkey_packed, module->rkey_packed_len, ret);
     if (OMPI_SUCCESS == ret) {
         ompi_osc_newrma_shm_created(module); /* every node rank is attached by now */
     }
@@ -588,8 +699,10 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->disp_unit = disp_unit;
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
 
+    win->w_osc_module = &module->super; /* the info callbacks find it there */
     ret = module_build(module, base, module->size, info);
     if (OMPI_SUCCESS != ret) {
+        win->w_osc_module = NULL;
         OSC_NEWRMA_VERBOSE(1, "window creation failed: %d", ret);
         module_destroy(module);
         return ret;
@@ -604,7 +717,6 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
         *base = module->base;
     }
     *model = MPI_WIN_UNIFIED;
-    win->w_osc_module = &module->super;
     module->ready = true;
     module_open_to_packets(module);
     OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s, %d of %d ranks in the segment",

@@ -813,14 +813,12 @@ static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_requ
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     ret = rma_op_locked(win, &a, &queued);
-    if (OMPI_SUCCESS != ret) {
-        if (!queued) {
-            ompi_osc_newrma_request_discard(a.request);
-        }
-        return ret;
+    if (!queued) { /* served at once, or failed before an op element took it */
+        ompi_osc_newrma_request_complete(a.request, ret);
     }
-    if (!queued) {
-        ompi_osc_newrma_request_complete(a.request, OMPI_SUCCESS);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_request_discard(a.request);
+        return ret;
     }
     *request = a.request;
     return OMPI_SUCCESS;

@@ -678,6 +678,9 @@ int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
+    if (module->config.no_locks) {
+        return OMPI_ERR_RMA_SYNC; /* the window was promised none (info no_locks) */
+    }
     if (passive_rank_done(module, target, &ret)) {
         return ret;
     }
@@ -709,6 +712,9 @@ int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
+    if (module->config.no_locks) {
+        return OMPI_ERR_RMA_SYNC;
+    }
     ompi_osc_newrma_module_lock(module);
     /* NOCHECK: no lock is taken, straight to LOCK_ALL_GRANTED */
     ret = ompi_osc_newrma_win_state_move(module, (mpi_assert & MPI_MODE_NOCHECK)

@@ -8,13 +8,10 @@
 
 #include "osc_newrma_request.h"
 
+/* The user's reference: before completion the operation still holds its
+ * own, and completes and frees the request later. */
 static int request_free(struct ompi_request_t **request)
 {
-    if (!REQUEST_COMPLETE(*request)) {
-        /* the op element still points at it; MPI_Request_free before
-         * completion is not supported for RMA requests */
-        return MPI_ERR_REQUEST;
-    }
     OMPI_REQUEST_FINI(*request);
     OBJ_RELEASE(*request);
     *request = MPI_REQUEST_NULL;
@@ -41,6 +38,7 @@ struct ompi_request_t *ompi_osc_newrma_request_alloc(struct ompi_win_t *win)
     request->req_cancel = request_cancel;
     request->req_status._cancelled = 0;
     request->req_state = OMPI_REQUEST_ACTIVE;
+    OBJ_RETAIN(request); /* the operation's reference */
     return request;
 }
 
@@ -49,10 +47,12 @@ void ompi_osc_newrma_request_complete(struct ompi_request_t *request, int status
     request->req_status.MPI_ERROR =
         OMPI_SUCCESS == status ? MPI_SUCCESS : ompi_errcode_get_mpi_code(status);
     ompi_request_complete(request, true);
+    OBJ_RELEASE(request);
 }
 
 void ompi_osc_newrma_request_discard(struct ompi_request_t *request)
 {
-    OMPI_REQUEST_FINI(request);
-    OBJ_RELEASE(request);
+    struct ompi_request_t *user = request;
+
+    (void) request_free(&user);
 }

@@ -1,6 +1,10 @@
 /*
  * osc/newrma: requests of MPI_Rput / MPI_Rget.  A request completes at
  * local completion of its operation, when CLEANUP retires the op element.
+ *
+ * Two references keep a request: the user's (dropped by MPI_Wait, MPI_Test
+ * or MPI_Request_free, which is legal before completion) and the
+ * operation's (dropped when it completes).  Whoever drops the last frees it.
  */
 #ifndef OMPI_OSC_NEWRMA_REQUEST_H
 #define OMPI_OSC_NEWRMA_REQUEST_H
@@ -9,13 +13,15 @@
 
 #include "ompi/request/request.h"
 
-/** A new active request of window @p win, or NULL when out of memory. */
+/** A new active request of window @p win holding the user's and the
+ * operation's references, or NULL when out of memory. */
 struct ompi_request_t *ompi_osc_newrma_request_alloc(struct ompi_win_t *win);
 
-/** Complete @p request with @p status (an OMPI_* code). */
+/** Complete @p request with @p status (an OMPI_* code) and drop the
+ * operation's reference. */
 void ompi_osc_newrma_request_complete(struct ompi_request_t *request, int status);
 
-/** Release a request that was never handed to the user. */
+/** Drop the user's reference of a request never handed to the user. */
 void ompi_osc_newrma_request_discard(struct ompi_request_t *request);
 
 #endif /* OMPI_OSC_NEWRMA_REQUEST_H */

@@ -241,8 +241,20 @@ typedef struct {
     uint64_t cache_id;
     uint64_t cache_bytes;
     int32_t win_rank;
-    int32_t pad;
+    /** this rank's creation failed before the segment (an OMPI error code) */
+    int32_t status;
 } shm_rank_info_t;
+
+/* The first failure any node rank reported, or OMPI_SUCCESS. */
+static int shm_node_status(const shm_rank_info_t *all, int node_size)
+{
+    for (int i = 0; i < node_size; ++i) {
+        if (OMPI_SUCCESS != all[i].status) {
+            return all[i].status;
+        }
+    }
+    return OMPI_SUCCESS;
+}
 
 /* Every node rank offered the same cached segment, large enough. */
 static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
@@ -257,13 +269,13 @@ static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
 }
 
 static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                           void **base_p)
+                           int status, void **base_p)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
     size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl, stride;
     ompi_osc_newrma_lock_word_t *words;
-    shm_rank_info_t mine = {size, 0, 0, module->my_rank, 0}, *all;
+    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status}, *all;
     bool reused;
     int ret;
 
@@ -271,10 +283,15 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     if (NULL == all) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    shm_cache_offer(node_comm, &mine.cache_id, &mine.cache_bytes);
+    if (OMPI_SUCCESS == status) {
+        shm_cache_offer(node_comm, &mine.cache_id, &mine.cache_bytes);
+    }
     ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
                                             MPI_BYTE, node_comm,
                                             node_comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = shm_node_status(all, node_size);
+    }
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
@@ -353,7 +370,7 @@ static int shm_node_comm(ompi_osc_newrma_module_t *module)
 }
 
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                                 void **base_p)
+                                 int status, void **base_p)
 {
     int ret = OMPI_SUCCESS;
 
@@ -361,7 +378,7 @@ int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = shm_place_ranks(module, size, noncontig, base_p);
+    ret = shm_place_ranks(module, size, noncontig, status, base_p);
     if (OMPI_SUCCESS != ret) {
         ompi_osc_newrma_shm_free(module);
     }

@@ -67,10 +67,12 @@ typedef struct {
  * Collectively create the node segment and place every node-local rank's
  * @p size bytes in it (page-aligned per rank when @p noncontig).  Sets
  * module->peers[r].shm_base for each node-local rank r and *base_p to mine.
- * Collective over module->comm.
+ * Collective over module->comm.  A rank whose creation already failed
+ * (@p status) still takes part, so that every node rank returns an error
+ * instead of waiting for it.
  */
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                                 void **base_p);
+                                 int status, void **base_p);
 
 /**
  * Window creation is complete on every node-local rank (they have all

@@ -59,7 +59,8 @@ mpirun_cmd() { # np osc extra-args...
     local np=$1 osc=$2; shift 2
     local yield=""
     [ "$np" -gt 2 ] && yield="--mca mpi_yield_when_idle 1"
-    echo "mpirun -np $np --oversubscribe --bind-to none $yield --mca osc $osc $*"
+    # NEWRMA_TEST_MPIRUN_ARGS: more mpirun arguments for every run (sanitizers.sh)
+    echo "mpirun -np $np --oversubscribe --bind-to none $yield ${NEWRMA_TEST_MPIRUN_ARGS:-} --mca osc $osc $*"
 }
 
 record() { # status label log

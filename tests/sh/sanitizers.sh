@@ -1,0 +1,34 @@
+#!/bin/bash
+# Build osc/newrma with --enable-sanitizers (AddressSanitizer and
+# UndefinedBehaviorSanitizer) in a scratch copy of the source tree and run
+# test-list entries with it: libasan is preloaded into every MPI process
+# (the test programs and Open MPI are not instrumented, the component is),
+# any ASan or UBSan report fails the run.  Leaks are valgrind's job
+# (tests/sh/valgrind.sh), so LeakSanitizer is off; an allocation too large
+# fails as it would without ASan (tests/mpi/create_fail.c asks for 1 PiB).
+# usage: sanitizers.sh BINDIR [run.sh arguments, e.g. --filter REGEX]
+#        (no arguments after BINDIR: the whole list)
+set -u
+bindir=$(cd "$1" && pwd); shift
+src=$(cd "$(dirname "$0")/../.." && pwd)
+asan=$(gcc -print-file-name=libasan.so)
+[ -e "$asan" ] || { echo "libasan is not installed (gcc's libasan8)"; exit 1; }
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+(cd "$src" && git ls-files -co --exclude-standard | grep -v '^tests/' | tar -cf - -T -) |
+    tar -C "$build" -xf - || exit 1
+(cd "$build" && ./autogen.sh && ./configure --enable-sanitizers && make -j2) \
+    > "$build/build.log" 2>&1 || { tail -20 "$build/build.log"; echo "sanitizer build failed"; exit 1; }
+export NEWRMA_TEST_MPIRUN_ARGS="-x LD_PRELOAD=$asan \
+-x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
+-x UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+# the programs in a bin directory of their own: its logs are this run's
+mkdir -p "$build/bin" && cp -r "$bindir/mpi" "$build/bin/" || exit 1
+bash "$src/tests/run.sh" --bindir "$build/bin" --dsodir "$build/.libs" "$@"
+rc=$?
+# a report in a run that still printed " No Errors" fails too
+if grep -A12 "ERROR: AddressSanitizer\|runtime error:" "$build/bin/logs"/* 2>/dev/null; then
+    echo "sanitizer reports above"; rc=1
+fi
+[ $rc = 0 ] && echo " No Errors"
+exit $rc
