@@ -714,22 +714,6 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
-static void acc_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
-                      const char *result, int status)
-{
-    ompi_osc_newrma_pkt_hdr_t reply = {0};
-
-    reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
-    reply.status = status;
-    reply.tag = pkt->hdr.tag;
-    reply.tag2 = pkt->hdr.tag2;
-    reply.len = pkt->hdr.len;
-    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, result,
-                                                  NULL != result ? pkt->hdr.len : 0)) {
-        opal_output(0, "osc/newrma: cannot answer an accumulate of rank %d", pkt->hdr.src);
-    }
-}
-
 void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
@@ -748,7 +732,8 @@ void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     }
     if (fetch) {
         /* answered even when it failed, so the origin is not left waiting */
-        acc_reply(module, pkt, OMPI_SUCCESS == ret ? result : NULL, ret);
+        ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, ret,
+                                   OMPI_SUCCESS == ret ? result : NULL);
     }
     free(result);
     ompi_osc_newrma_dtype_release(dt);

@@ -555,16 +555,15 @@ static char *info_bool(bool value)
     return value ? "true" : "false";
 }
 
-/* Called for the value given at creation (at subscription) and for every
- * MPI_Win_set_info; returns the value in effect.  no_locks may change
- * between epochs; the others are fixed at creation (a hint may be
- * ignored), so the window's info tells what it really does. */
-static char *module_info_update(opal_infosubscriber_t *obj, char *key, char *value)
-{
-    ompi_osc_newrma_config_t *c = &ompi_osc_newrma_module((struct ompi_win_t *) obj)->config;
+/* The hints newrma reads; alloc_shared_noncontig on shared windows only. */
+static const char *const module_info_keys[] = {"no_locks", "accumulate_ordering", "accumulate_ops",
+                                               "same_size", "same_disp_unit",
+                                               "alloc_shared_noncontig"};
 
+/* The value in effect for one of module_info_keys. */
+static char *module_info_in_effect(const ompi_osc_newrma_config_t *c, const char *key)
+{
     if (0 == strcmp(key, "no_locks")) {
-        c->no_locks = opal_str_to_bool(value);
         return info_bool(c->no_locks);
     }
     if (0 == strcmp(key, "accumulate_ordering")) {
@@ -582,34 +581,32 @@ static char *module_info_update(opal_infosubscriber_t *obj, char *key, char *val
     return info_bool(c->alloc_shared_noncontig);
 }
 
+/* Called for the value given at creation (at subscription) and for every
+ * MPI_Win_set_info; returns the value in effect.  no_locks may change
+ * between epochs; the others are fixed at creation (a hint may be
+ * ignored), so the window's info tells what it really does. */
+static char *module_info_update(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_config_t *c = &ompi_osc_newrma_module((struct ompi_win_t *) obj)->config;
+
+    if (0 == strcmp(key, "no_locks")) {
+        c->no_locks = opal_str_to_bool(value);
+    }
+    return module_info_in_effect(c, key);
+}
+
 static int module_info_subscribe(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_config_t *c = &module->config;
-    opal_infosubscriber_t *obj = &module->win->super;
-    int ret;
+    size_t n = sizeof(module_info_keys) / sizeof(module_info_keys[0]);
+    int ret = OPAL_SUCCESS;
 
-    ret = opal_infosubscribe_subscribe(obj, "no_locks", info_bool(c->no_locks), module_info_update);
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_infosubscribe_subscribe(obj, "accumulate_ordering",
-                                           module_info_update(obj, "accumulate_ordering", NULL),
-                                           module_info_update);
+    if (MPI_WIN_FLAVOR_SHARED != module->flavor) {
+        n--; /* alloc_shared_noncontig, last */
     }
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_infosubscribe_subscribe(obj, "accumulate_ops",
-                                           module_info_update(obj, "accumulate_ops", NULL),
-                                           module_info_update);
-    }
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_infosubscribe_subscribe(obj, "same_size", info_bool(c->same_size),
-                                           module_info_update);
-    }
-    if (OPAL_SUCCESS == ret) {
-        ret = opal_infosubscribe_subscribe(obj, "same_disp_unit", info_bool(c->same_disp_unit),
-                                           module_info_update);
-    }
-    if (OPAL_SUCCESS == ret && MPI_WIN_FLAVOR_SHARED == module->flavor) {
-        ret = opal_infosubscribe_subscribe(obj, "alloc_shared_noncontig",
-                                           info_bool(c->alloc_shared_noncontig),
+    for (size_t i = 0; OPAL_SUCCESS == ret && i < n; ++i) {
+        ret = opal_infosubscribe_subscribe(&module->win->super, (char *) module_info_keys[i],
+                                           module_info_in_effect(&module->config,
+                                                                 module_info_keys[i]),
                                            module_info_update);
     }
     return ret;

@@ -69,14 +69,14 @@ static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_
     int ret;
 
     if (NULL == peer->ep) {
-        struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
+        bool emulated;
 
-        ret = ompi_osc_newrma_ucx_ep(proc, &peer->ep);
+        ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, rank), &peer->ep,
+                                     &emulated);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
-        peer->bulk_packets = component.bulk_packets < 0 ? ompi_osc_newrma_ucx_rdma_emulated(proc)
-                                                        : component.bulk_packets > 0;
+        peer->bulk_packets = component.bulk_packets < 0 ? emulated : component.bulk_packets > 0;
     }
     *ep_p = peer->ep;
     return OMPI_SUCCESS;

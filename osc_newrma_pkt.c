@@ -119,7 +119,7 @@ static int pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int d
 
 static int pkt_ep(ompi_osc_newrma_module_t *module, int dest, ucp_ep_h *ep_p)
 {
-    return ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), ep_p);
+    return ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), ep_p, NULL);
 }
 
 int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
@@ -691,22 +691,31 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
-static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint8_t type, int status, const void *data)
 {
     ompi_osc_newrma_pkt_hdr_t reply = {0};
-    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
-    /* the origin checked the range against the window when it queued the op */
-    const void *data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
 
-    reply.type = OMPI_OSC_NEWRMA_PKT_GET_REPLY;
-    reply.status = ret;
+    reply.type = type;
+    reply.status = status;
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
     if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, data,
                                                   NULL != data ? pkt->hdr.len : 0)) {
-        opal_output(0, "osc/newrma: cannot answer a GET of rank %d", pkt->hdr.src);
+        opal_output(0, "osc/newrma: cannot answer %s of rank %d",
+                    OMPI_OSC_NEWRMA_PKT_GET_REPLY == type ? "a GET" : "an accumulate",
+                    pkt->hdr.src);
     }
+}
+
+static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
+    /* the origin checked the range against the window when it queued the op */
+    const void *data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
+
+    ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY, ret, data);
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 

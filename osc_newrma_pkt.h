@@ -190,6 +190,12 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
  * round ends here, so nobody waits on a packet still held. */
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
 
+/** Answer a GET or fetching accumulate @p pkt with a @p type packet of
+ * @p status that echoes its tag, tag2 and length, carrying @p data (NULL:
+ * none, after a failure); a failure to send is printed. */
+void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint8_t type, int status, const void *data);
+
 /** Answer @p pkt: @p hdr (type set by the caller) and an optional payload
  * go to its sender, aggregated with the other answers to the BATCH that
  * carried it, if any. */

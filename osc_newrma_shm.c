@@ -372,9 +372,8 @@ static int shm_node_comm(ompi_osc_newrma_module_t *module)
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  int status, void **base_p)
 {
-    int ret = OMPI_SUCCESS;
+    int ret = shm_node_comm(module);
 
-    ret = shm_node_comm(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

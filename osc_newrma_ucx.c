@@ -246,22 +246,7 @@ static bool ucx_ep_rdma_emulated(ucp_ep_h ep)
     return emulated;
 }
 
-bool ompi_osc_newrma_ucx_rdma_emulated(struct ompi_proc_t *proc)
-{
-    ompi_osc_newrma_endpoint_t *endpoint = NULL;
-    bool emulated = false;
-
-    opal_mutex_lock(&component.lock);
-    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
-                                                         (void **) &endpoint) &&
-        NULL != endpoint->ep) {
-        emulated = endpoint->rdma_emulated;
-    }
-    opal_mutex_unlock(&component.lock);
-    return emulated;
-}
-
-int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated)
 {
     ompi_osc_newrma_endpoint_t *endpoint = NULL;
     ucp_ep_params_t params = {0};
@@ -289,6 +274,9 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p)
                            endpoint->rdma_emulated ? "emulated in software" : "by the transport");
     }
     *ep_p = endpoint->ep;
+    if (NULL != rdma_emulated) {
+        *rdma_emulated = endpoint->rdma_emulated;
+    }
 out:
     opal_mutex_unlock(&component.lock);
     return ret;

@@ -50,15 +50,14 @@ bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc);
 /** Remember @p proc's worker address (first one wins); no endpoint yet. */
 int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len);
 
-/** Endpoint to @p proc, created on first use. @return OMPI_SUCCESS or OMPI_ERR_UNREACH */
-int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p);
-
 /**
- * True when UCX reaches @p proc (endpoint created) only through transports
- * that emulate RDMA in software, such as TCP: there, the target's CPU moves
- * every byte anyway, and active messages outrun UCX's RDMA protocol.
+ * Endpoint to @p proc, created on first use; *@p rdma_emulated (unless
+ * NULL) tells whether UCX reaches @p proc only through transports that
+ * emulate RDMA in software, such as TCP: there, the target's CPU moves every
+ * byte anyway, and active messages outrun UCX's RDMA protocol.
+ * @return OMPI_SUCCESS or OMPI_ERR_UNREACH
  */
-bool ompi_osc_newrma_ucx_rdma_emulated(struct ompi_proc_t *proc);
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated);
 
 /** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
 int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
