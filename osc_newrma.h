@@ -143,8 +143,6 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 struct ompi_osc_newrma_peer_t {
     /** target's base address (its own virtual address space) */
     uint64_t base;
-    size_t size;
-    int disp_unit;
     /** packed rkey received at window creation (unpacked on first use) */
     void *rkey_packed;
     size_t rkey_packed_len;
@@ -241,6 +239,11 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_peer_t *peers;
     /** what the creation's exchange gathered: the peers' packed rkeys point into it */
     char *peer_blobs;
+    /** per-rank window sizes and displacement units, NULL where the window's
+     * info promised them equal to mine (same_size, same_disp_unit): then
+     * they were not exchanged either (ompi_osc_newrma_peer_size) */
+    size_t *peer_sizes;
+    int *peer_disp_units;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
     /** accumulates take the plain rule (osc_newrma_acc.h): every rank is
@@ -410,6 +413,18 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t
  * may enter the window is the progress callback (opal_progress), and it
  * runs in this same thread: the held count keeps it out, no mutex needed
  * (an uncontended pthread mutex pair was a third of a node-local PUT). */
+/** Size of @p rank's window memory in bytes. */
+static inline size_t ompi_osc_newrma_peer_size(const ompi_osc_newrma_module_t *module, int rank)
+{
+    return NULL != module->peer_sizes ? module->peer_sizes[rank] : module->size;
+}
+
+/** @p rank's displacement unit. */
+static inline int ompi_osc_newrma_peer_disp_unit(const ompi_osc_newrma_module_t *module, int rank)
+{
+    return NULL != module->peer_disp_units ? module->peer_disp_units[rank] : module->disp_unit;
+}
+
 static inline void ompi_osc_newrma_module_lock(ompi_osc_newrma_module_t *module)
 {
     if (module->lock_mt) {

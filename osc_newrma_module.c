@@ -244,27 +244,61 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
 
 typedef struct {
     uint64_t base;
-    uint64_t size;
-    int32_t disp_unit;
     uint32_t rkey_len;
     uint32_t address_len;
     /** this rank has no worker address yet for some peer of the window */
     uint32_t need_addresses;
     /** this rank's creation failed (an OMPI error code): everybody fails */
     int32_t status;
-    int32_t pad;
 } exchange_hdr_t;
 
-static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const exchange_hdr_t *hdr,
+/** Follows the header unless the window's info promised both equal on every
+ * rank (same_size and same_disp_unit, which the standard requires every
+ * rank to give alike, so every rank's record has the same length). */
+typedef struct {
+    uint64_t size;
+    int32_t disp_unit;
+    int32_t pad;
+} exchange_layout_t;
+
+/** What one rank sends: the layout part only where it travels. */
+typedef struct {
+    exchange_hdr_t hdr;
+    exchange_layout_t layout;
+} exchange_record_t;
+
+/** The gathered records: one per rank, @c stride bytes apart. */
+typedef struct {
+    char *raw;
+    size_t stride;
+    int count;
+} exchange_t;
+
+static exchange_hdr_t *exchange_hdr(const exchange_t *x, int rank)
+{
+    return (exchange_hdr_t *) (x->raw + (size_t) rank * x->stride);
+}
+
+static const exchange_layout_t *exchange_layout(const exchange_t *x, int rank)
+{
+    return (const exchange_layout_t *) (x->raw + (size_t) rank * x->stride +
+                                        sizeof(exchange_hdr_t));
+}
+
+static int exchange_peer(ompi_osc_newrma_module_t *module, const exchange_t *x, int rank,
                          const char *blob)
 {
     ompi_osc_newrma_peer_t *peer = &module->peers[rank];
     struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
+    const exchange_hdr_t *hdr = exchange_hdr(x, rank);
 
     peer->base = hdr->base;
-    /* same_size / same_disp_unit: the user promised every rank's is mine */
-    peer->size = module->config.same_size ? module->size : (size_t) hdr->size;
-    peer->disp_unit = module->config.same_disp_unit ? module->disp_unit : hdr->disp_unit;
+    if (NULL != module->peer_sizes) {
+        module->peer_sizes[rank] = (size_t) exchange_layout(x, rank)->size;
+    }
+    if (NULL != module->peer_disp_units) {
+        module->peer_disp_units[rank] = exchange_layout(x, rank)->disp_unit;
+    }
     if (hdr->rkey_len > 0) {
         /* kept in the module's copy of the exchange (module->peer_blobs) */
         peer->rkey_packed = (void *) blob;
@@ -276,7 +310,7 @@ static int exchange_peer(ompi_osc_newrma_module_t *module, int rank, const excha
     return ompi_osc_newrma_ucx_learn_address(proc, blob + hdr->rkey_len, hdr->address_len);
 }
 
-static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_t *hdrs,
+static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, const exchange_t *x,
                                  const char *mine, size_t mine_len)
 {
     ompi_communicator_t *comm = module->comm;
@@ -289,7 +323,7 @@ static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_
     }
     displs = counts + module->comm_size;
     for (int i = 0; i < module->comm_size; ++i) {
-        counts[i] = (int) (hdrs[i].rkey_len + hdrs[i].address_len);
+        counts[i] = (int) (exchange_hdr(x, i)->rkey_len + exchange_hdr(x, i)->address_len);
         displs[i] = total;
         total += counts[i];
     }
@@ -305,7 +339,7 @@ static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, exchange_hdr_
                                                      displs, MPI_BYTE, comm,
                                                      comm->c_coll->coll_allgatherv_module);
     for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
-        ret = exchange_peer(module, i, &hdrs[i], all + displs[i]);
+        ret = exchange_peer(module, x, i, all + displs[i]);
     }
     /* the peers' packed rkeys stay in it: no allocation per peer after the
      * last collective, where a failure would no longer reach every rank */
@@ -329,28 +363,74 @@ static uint32_t exchange_need_addresses(ompi_osc_newrma_module_t *module)
 
 /* Some rank lacks an address: everybody sends theirs; else nobody does
  * (the headers' lengths are zeroed for the blob exchange). */
-static bool exchange_addresses_needed(ompi_osc_newrma_module_t *module, exchange_hdr_t *hdrs)
+static bool exchange_addresses_needed(const exchange_t *x)
 {
-    for (int i = 0; i < module->comm_size; ++i) {
-        if (hdrs[i].need_addresses) {
+    for (int i = 0; i < x->count; ++i) {
+        if (exchange_hdr(x, i)->need_addresses) {
             return true;
         }
     }
-    for (int i = 0; i < module->comm_size; ++i) {
-        hdrs[i].address_len = 0;
+    for (int i = 0; i < x->count; ++i) {
+        exchange_hdr(x, i)->address_len = 0;
     }
     return false;
 }
 
 /* The first failure any rank reported, or OMPI_SUCCESS. */
-static int exchange_status(ompi_osc_newrma_module_t *module, const exchange_hdr_t *hdrs)
+static int exchange_status(const exchange_t *x)
 {
-    for (int i = 0; i < module->comm_size; ++i) {
-        if (OMPI_SUCCESS != hdrs[i].status) {
-            return hdrs[i].status;
+    for (int i = 0; i < x->count; ++i) {
+        if (OMPI_SUCCESS != exchange_hdr(x, i)->status) {
+            return exchange_hdr(x, i)->status;
         }
     }
     return OMPI_SUCCESS;
+}
+
+/* The per-rank layout tables the window's info did not make unnecessary;
+ * allocated before the exchange so that a failure reaches every rank. */
+static int exchange_layout_alloc(ompi_osc_newrma_module_t *module)
+{
+    if (!module->config.same_size) {
+        module->peer_sizes = calloc((size_t) module->comm_size, sizeof(size_t));
+        if (NULL == module->peer_sizes) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    if (!module->config.same_disp_unit) {
+        module->peer_disp_units = calloc((size_t) module->comm_size, sizeof(int));
+        if (NULL == module->peer_disp_units) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* My record (header, then the layout if it travels) and my blob. */
+static int exchange_mine(ompi_osc_newrma_module_t *module, exchange_record_t *record,
+                         const void *rkey, size_t rkey_len, char **blob_p)
+{
+    exchange_hdr_t *hdr = &record->hdr;
+    char *blob;
+
+    hdr->base = (uint64_t) (uintptr_t) module->base;
+    hdr->rkey_len = (uint32_t) rkey_len;
+    hdr->address_len = (uint32_t) component.worker_address_len;
+    hdr->need_addresses = exchange_need_addresses(module);
+    record->layout.size = module->size;
+    record->layout.disp_unit = module->disp_unit;
+    blob = malloc(rkey_len + component.worker_address_len);
+    if (NULL == blob) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (rkey_len > 0) { /* no rkey: NULL, which memcpy may not take */
+        memcpy(blob, rkey, rkey_len);
+    }
+    if (component.worker_address_len > 0) {
+        memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
+    }
+    *blob_p = blob;
+    return exchange_layout_alloc(module);
 }
 
 /* The creation's last collective, made even by a rank whose creation has
@@ -360,49 +440,38 @@ static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, s
                            int status)
 {
     ompi_communicator_t *comm = module->comm;
-    exchange_hdr_t mine = {0}, *hdrs;
+    exchange_record_t record = {{0}, {0}};
+    exchange_hdr_t *mine = &record.hdr;
+    exchange_t x = {NULL, sizeof(exchange_hdr_t), module->comm_size};
     char *blob = NULL;
     int ret;
 
-    mine.status = status;
-    if (OMPI_SUCCESS == status) {
-        mine.base = (uint64_t) (uintptr_t) module->base;
-        mine.size = module->size;
-        mine.disp_unit = module->disp_unit;
-        mine.rkey_len = (uint32_t) rkey_len;
-        mine.address_len = (uint32_t) component.worker_address_len;
-        mine.need_addresses = exchange_need_addresses(module);
-        blob = malloc(rkey_len + component.worker_address_len);
-        if (NULL == blob) {
-            mine.status = OMPI_ERR_OUT_OF_RESOURCE;
-        } else {
-            if (rkey_len > 0) { /* no rkey: NULL, which memcpy may not take */
-                memcpy(blob, rkey, rkey_len);
-            }
-            if (component.worker_address_len > 0) {
-                memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
-            }
-        }
+    if (!module->config.same_size || !module->config.same_disp_unit) {
+        x.stride += sizeof(exchange_layout_t);
     }
-    hdrs = malloc(sizeof(*hdrs) * (size_t) module->comm_size);
-    if (NULL == hdrs) {
+    if (OMPI_SUCCESS == status) {
+        status = exchange_mine(module, &record, rkey, rkey_len, &blob);
+    }
+    mine->status = status;
+    x.raw = malloc(x.stride * (size_t) module->comm_size);
+    if (NULL == x.raw) {
         free(blob);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, hdrs, sizeof(mine), MPI_BYTE,
-                                       comm, comm->c_coll->coll_allgather_module);
+    ret = comm->c_coll->coll_allgather(&record, (int) x.stride, MPI_BYTE, x.raw, (int) x.stride,
+                                       MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS == ret) {
         /* my own failure first: it says more than a peer's */
-        ret = OMPI_SUCCESS != mine.status ? mine.status : exchange_status(module, hdrs);
+        ret = OMPI_SUCCESS != status ? status : exchange_status(&x);
     }
-    if (OMPI_SUCCESS == ret && !exchange_addresses_needed(module, hdrs)) {
-        mine.address_len = 0; /* every rank knows every address already */
+    if (OMPI_SUCCESS == ret && !exchange_addresses_needed(&x)) {
+        mine->address_len = 0; /* every rank knows every address already */
     }
     if (OMPI_SUCCESS == ret) {
-        ret = exchange_gather_blobs(module, hdrs, blob, rkey_len + mine.address_len);
+        ret = exchange_gather_blobs(module, &x, blob, rkey_len + mine->address_len);
     }
     free(blob);
-    free(hdrs);
+    free(x.raw);
     return ret;
 }
 
@@ -425,6 +494,10 @@ static void module_peers_free(ompi_osc_newrma_module_t *module)
     module->peers = NULL;
     free(module->peer_blobs);
     module->peer_blobs = NULL;
+    free(module->peer_sizes);
+    module->peer_sizes = NULL;
+    free(module->peer_disp_units);
+    module->peer_disp_units = NULL;
 }
 
 static int module_peers_alloc(ompi_osc_newrma_module_t *module)
@@ -716,10 +789,14 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     *model = MPI_WIN_UNIFIED;
     module->ready = true;
     module_open_to_packets(module);
-    OSC_NEWRMA_VERBOSE(10, "window %u created: flavor %d, %zu bytes, %d slots, shm %s, %d of %d ranks in the segment",
+    OSC_NEWRMA_VERBOSE(10,
+                       "window %u created: flavor %d, %zu bytes, %d slots, shm %s, %d of %d ranks "
+                       "in the segment, peer sizes %s, disp units %s",
                        module->cid, flavor, module->size, module->config.slots,
                        module->shm.direct ? "direct" : "off",
-                       module->shm.active ? module->shm.node_size : 0, module->comm_size);
+                       module->shm.active ? module->shm.node_size : 0, module->comm_size,
+                       NULL != module->peer_sizes ? "exchanged" : "promised",
+                       NULL != module->peer_disp_units ? "exchanged" : "promised");
     return OMPI_SUCCESS;
 }
 
@@ -909,7 +986,8 @@ static bool shared_query_visible(ompi_osc_newrma_module_t *module, int rank)
 {
     ompi_osc_newrma_peer_t *peer = &module->peers[rank];
 
-    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor || 0 == peer->size || NULL == peer->shm_base) {
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor || 0 == ompi_osc_newrma_peer_size(module, rank) ||
+        NULL == peer->shm_base) {
         return false;
     }
     return rank == module->my_rank || module->shm.active;
@@ -919,27 +997,27 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
                                  void *baseptr)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
-    ompi_osc_newrma_peer_t *peer = NULL;
+    int found = -1;
 
     if (MPI_PROC_NULL == rank) {
         /* the lowest rank that exposes memory */
-        for (int i = 0; i < module->comm_size && NULL == peer; ++i) {
+        for (int i = 0; i < module->comm_size && found < 0; ++i) {
             if (shared_query_visible(module, i)) {
-                peer = &module->peers[i];
+                found = i;
             }
         }
     } else if (rank < 0 || rank >= module->comm_size) {
         return OMPI_ERR_BAD_PARAM;
     } else if (shared_query_visible(module, rank)) {
-        peer = &module->peers[rank];
+        found = rank;
     }
-    if (NULL != peer) {
-        *size = peer->size;
-        *disp_unit = peer->disp_unit;
-        *(void **) baseptr = peer->shm_base;
+    if (found >= 0) {
+        *size = ompi_osc_newrma_peer_size(module, found);
+        *disp_unit = ompi_osc_newrma_peer_disp_unit(module, found);
+        *(void **) baseptr = module->peers[found].shm_base;
     } else {
         *size = 0;
-        *disp_unit = rank >= 0 ? module->peers[rank].disp_unit : module->disp_unit;
+        *disp_unit = ompi_osc_newrma_peer_disp_unit(module, rank >= 0 ? rank : module->my_rank);
         *(void **) baseptr = NULL;
     }
     return OMPI_SUCCESS;

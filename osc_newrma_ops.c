@@ -227,13 +227,16 @@ static inline bool rma_peer_direct(const ompi_osc_newrma_module_t *module,
 /* Byte offset of @p disp in @p peer's window, when bytes [lo, hi) relative
  * to it lie inside the window; no overflow anywhere (a wrapped offset could
  * land inside the window). */
-static inline bool rma_window_offset(const ompi_osc_newrma_peer_t *peer, ptrdiff_t disp,
-                                     ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *offset_p)
+static inline bool rma_window_offset(const ompi_osc_newrma_module_t *module, int rank,
+                                     ptrdiff_t disp, ptrdiff_t lo, ptrdiff_t hi,
+                                     ptrdiff_t *offset_p)
 {
-    return !__builtin_mul_overflow(disp, (ptrdiff_t) peer->disp_unit, offset_p) &&
+    ptrdiff_t disp_unit = ompi_osc_newrma_peer_disp_unit(module, rank);
+
+    return !__builtin_mul_overflow(disp, disp_unit, offset_p) &&
            !__builtin_add_overflow(*offset_p, lo, &lo) &&
            !__builtin_add_overflow(*offset_p, hi, &hi) && lo >= 0 &&
-           hi <= (ptrdiff_t) peer->size;
+           hi <= (ptrdiff_t) ompi_osc_newrma_peer_size(module, rank);
 }
 
 /* Find the target bytes and check the access lies inside the target window. */
@@ -248,7 +251,7 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         return rma_resolve_dynamic(module, a, lo, hi, mem);
     }
-    if (!rma_window_offset(peer, a->target_disp, lo, hi, &offset)) {
+    if (!rma_window_offset(module, a->target, a->target_disp, lo, hi, &offset)) {
         return OMPI_ERR_RMA_RANGE;
     }
     if (rma_peer_direct(module, peer, a->target)) {
@@ -880,7 +883,7 @@ static inline bool rma_fast(const ompi_osc_newrma_module_t *module, int origin_c
     if (0 == f->bytes || f->bytes > PTRDIFF_MAX ||
         f->bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
         __builtin_add_overflow(toff, (ptrdiff_t) f->bytes, &tend) ||
-        !rma_window_offset(peer, target_disp, toff, tend, &offset)) {
+        !rma_window_offset(module, target, target_disp, toff, tend, &offset)) {
         return false;
     }
     f->target = peer->shm_base + offset + toff;

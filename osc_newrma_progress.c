@@ -377,11 +377,42 @@ static bool resource_available(ompi_osc_newrma_module_t *module,
 typedef struct {
     ompi_osc_newrma_resource_t resource;
     ompi_osc_newrma_win_state_t issued_state;
+    int rounds;
 } aggressive_wait_t;
 
+/* Some element of the table is on its way back to the pools: a target
+ * element flagged for release, or op elements whose target is flushing. */
+static bool release_under_way(ompi_osc_newrma_module_t *module,
+                              ompi_osc_newrma_resource_t resource)
+{
+    ompi_osc_newrma_target_t *target;
+    int slot;
+
+    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        bool returning = OMPI_OSC_NEWRMA_RESOURCE_TARGET == resource
+                             ? target->release_when_done
+                             : OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag &&
+                                   !opal_list_is_empty(&target->ops);
+
+        if (returning) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* With threads, another caller may take the element this one freed while
+ * the window lock was dropped: once nothing is on its way back (after one
+ * turn of progress), return so that the caller picks again. */
 static bool aggressive_resource_ready(ompi_osc_newrma_module_t *module, void *arg)
 {
-    return resource_available(module, ((aggressive_wait_t *) arg)->resource);
+    aggressive_wait_t *wait = arg;
+
+    if (resource_available(module, wait->resource)) {
+        return true;
+    }
+    return wait->rounds++ > 0 && !release_under_way(module, wait->resource);
 }
 
 static bool aggressive_granted_or_ready(ompi_osc_newrma_module_t *module, void *arg)
@@ -453,7 +484,7 @@ static int aggressive_passive(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
 int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
                                            ompi_osc_newrma_resource_t resource)
 {
-    aggressive_wait_t wait = {resource, module->win_state};
+    aggressive_wait_t wait = {resource, module->win_state, 0};
     ompi_osc_newrma_target_t *target;
     int ret;
 

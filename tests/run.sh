@@ -7,10 +7,14 @@
 # --np N runs only the entries that list N ranks, at N; --variant V runs
 # every MPI entry that holds for any path (it lists shm) with variant V
 # instead of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
+# Environment: NEWRMA_TEST_MPIRUN_ARGS (more mpirun arguments),
+# NEWRMA_TEST_WRAP (a command every MPI program under test runs under, e.g.
+# valgrind) and NEWRMA_TEST_TIME_SCALE (multiplies every time limit).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=""; dsodir=""; list="$here/testlist"; filter=""; seed=${NEWRMA_TEST_SEED:-12345}
 only_np=""; only_variant=""
+wrap=${NEWRMA_TEST_WRAP:-}; scale=${NEWRMA_TEST_TIME_SCALE:-1}
 while [ $# -gt 0 ]; do
     case "$1" in
         --bindir) bindir=$2; shift 2 ;;
@@ -75,6 +79,7 @@ record() { # status label log
 run_one() { # name np limit variant command...
     local name=$1 np=$2 limit=$3 variant=$4; shift 4
     local label="$name np=$np $variant" log="$logdir/$name.$np.$variant.log" rc
+    limit=$((limit * scale))
     if [ "$np" = 0 ] && [ "${1#sh/}" != "$1" ]; then
         local args=("${@:2}")
         args=("${args[@]//@BINDIR/$bindir}")
@@ -85,7 +90,7 @@ run_one() { # name np limit variant command...
         run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${5:-}"; rc=$?
     else
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
-            "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
+            $wrap "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     fi
     [ $rc = 0 ] && ! grep -q "^ No Errors" "$log" && rc=1
     [ $rc = 124 ] && echo "time limit of ${limit}s reached" >> "$log"
@@ -110,7 +115,7 @@ run_random() { # np limit variant log flavor epochs sync [acc]
     (
         echo "seed $seed, $sync epochs, reference osc/$ref in $refsync epochs"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
-            "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc < /dev/null || exit 1
+            $wrap "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc < /dev/null || exit 1
         timeout -k 5 "$limit" $(mpirun_cmd "$np" $ref) \
             "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.ref" "$refsync" $acc < /dev/null || exit 1
         for r in $(seq 0 $((np - 1))); do

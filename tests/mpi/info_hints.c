@@ -8,6 +8,8 @@
  *   no_locks=false allows locks again, and get_info says so;
  * - same_size and same_disp_unit: accesses land at the right place and an
  *   access past the (common) size is still MPI_ERR_RMA_RANGE;
+ * - same_disp_unit alone, with sizes that differ per rank: each access is
+ *   checked against its target's own size;
  * - accumulate_ordering=none is reported as such.
  *
  * usage: info_hints FLAVOR   (create | allocate)
@@ -64,6 +66,39 @@ static MPI_Win window_with(const char *flavor, const char *k1, const char *v1, c
     expect_info(win, k1, v1);
     expect_info(win, k2, v2);
     return win;
+}
+
+/* same_disp_unit alone: rank r exposes N/2 + r ints, and each origin's
+ * range check uses its target's own size (the sizes were exchanged). */
+static void sizes_differ(const char *flavor, int me, int nprocs)
+{
+    static int created[N + 64];
+    int right = (me + 1) % nprocs, last = N / 2 + right - 1, *base = created, rc, cls;
+    MPI_Aint bytes = (MPI_Aint) ((N / 2 + me) * sizeof(int));
+    MPI_Info info;
+    MPI_Win win;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "same_disp_unit", "true");
+    if (0 == strcmp(flavor, "allocate")) {
+        MPI_CHECK(MPI_Win_allocate(bytes, sizeof(int), info, MPI_COMM_WORLD, &base, &win));
+    } else {
+        MPI_CHECK(MPI_Win_create(base, bytes, sizeof(int), info, MPI_COMM_WORLD, &win));
+    }
+    MPI_Info_free(&info);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    MPI_CHECK(MPI_Put(&me, 1, MPI_INT, right, last, 1, MPI_INT, win));
+    rc = MPI_Put(&me, 1, MPI_INT, right, last + 1, 1, MPI_INT, win);
+    MPI_Error_class(rc, &cls);
+    MTEST_CHECK(MPI_ERR_RMA_RANGE == cls, "PUT past rank %d's own size: class %d", right, cls);
+    MPI_CHECK(MPI_Win_unlock(right, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, win));
+    MTEST_CHECK(base[N / 2 + me - 1] == (me + nprocs - 1) % nprocs, "last element %d, expected %d",
+                base[N / 2 + me - 1], (me + nprocs - 1) % nprocs);
+    MPI_CHECK(MPI_Win_unlock(me, win));
+    MPI_CHECK(MPI_Win_free(&win));
 }
 
 /* Every rank PUTs its rank into element (its rank + 1) of its right
@@ -137,5 +172,7 @@ int main(int argc, char **argv)
     MTEST_CHECK(MPI_ERR_RMA_RANGE == cls, "PUT past the common size: class %d", cls);
     MPI_CHECK(MPI_Win_unlock((me + 1) % nprocs, win));
     MPI_CHECK(MPI_Win_free(&win));
+
+    sizes_differ(flavor, me, nprocs);
     return mtest_finalize();
 }

@@ -41,13 +41,10 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     pthread_t threads[64];
-    int provided;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    mtest_rank = me;
+    mtest_init_multiple(&argc, &argv);
+    me = mtest_rank;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    MTEST_CHECK(MPI_THREAD_MULTIPLE == provided, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     nthreads = argc > 2 ? atoi(argv[2]) : 4;
     mtest_win_create(&w, argc > 1 ? argv[1] : "allocate",
                      (size_t) SLICE * (size_t) (nthreads * nprocs), MPI_INFO_NULL, MPI_COMM_WORLD);

@@ -21,6 +21,21 @@ static void mtest_init(int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
 }
 
+static void mtest_error(const char *fmt, ...);
+
+/* MPI_Init_thread for a test that needs MPI_THREAD_MULTIPLE: an error if
+ * the library does not provide it. */
+static void mtest_init_multiple(int *argc, char ***argv)
+{
+    int provided;
+
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
+    if (MPI_THREAD_MULTIPLE != provided) {
+        mtest_error("MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    }
+}
+
 static void mtest_error(const char *fmt, ...)
 {
     va_list ap;
