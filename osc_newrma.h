@@ -409,10 +409,6 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t
     return (ompi_osc_newrma_module_t *) win->w_osc_module;
 }
 
-/* The window lock.  Without MPI_THREAD_MULTIPLE the only other party that
- * may enter the window is the progress callback (opal_progress), and it
- * runs in this same thread: the held count keeps it out, no mutex needed
- * (an uncontended pthread mutex pair was a third of a node-local PUT). */
 /** Size of @p rank's window memory in bytes. */
 static inline size_t ompi_osc_newrma_peer_size(const ompi_osc_newrma_module_t *module, int rank)
 {
@@ -425,6 +421,10 @@ static inline int ompi_osc_newrma_peer_disp_unit(const ompi_osc_newrma_module_t 
     return NULL != module->peer_disp_units ? module->peer_disp_units[rank] : module->disp_unit;
 }
 
+/* The window lock.  Without MPI_THREAD_MULTIPLE the only other party that
+ * may enter the window is the progress callback (opal_progress), and it
+ * runs in this same thread: the held count keeps it out, no mutex needed
+ * (an uncontended pthread mutex pair was a third of a node-local PUT). */
 static inline void ompi_osc_newrma_module_lock(ompi_osc_newrma_module_t *module)
 {
     if (module->lock_mt) {

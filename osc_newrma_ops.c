@@ -224,7 +224,7 @@ static inline bool rma_peer_direct(const ompi_osc_newrma_module_t *module,
     return NULL != peer->shm_base && (rank == module->my_rank || module->shm.direct);
 }
 
-/* Byte offset of @p disp in @p peer's window, when bytes [lo, hi) relative
+/* Byte offset of @p disp in @p rank's window, when bytes [lo, hi) relative
  * to it lie inside the window; no overflow anywhere (a wrapped offset could
  * land inside the window). */
 static inline bool rma_window_offset(const ompi_osc_newrma_module_t *module, int rank,
