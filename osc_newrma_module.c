@@ -430,7 +430,7 @@ static int exchange_mine(ompi_osc_newrma_module_t *module, exchange_record_t *re
         memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
     }
     *blob_p = blob;
-    return exchange_layout_alloc(module);
+    return OMPI_SUCCESS;
 }
 
 /* The creation's last collective, made even by a rank whose creation has
@@ -448,6 +448,9 @@ static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, s
 
     if (!module->config.same_size || !module->config.same_disp_unit) {
         x.stride += sizeof(exchange_layout_t);
+    }
+    if (OMPI_SUCCESS == status) {
+        status = exchange_layout_alloc(module);
     }
     if (OMPI_SUCCESS == status) {
         status = exchange_mine(module, &record, rkey, rkey_len, &blob);
