@@ -87,6 +87,9 @@ struct ompi_osc_newrma_component_t {
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
     int bulk_packets;
+    /** remote single-element accumulates may use UCX atomics (the atomic
+     * rule of osc_newrma_acc.h); off, every window takes the plain rule */
+    bool acc_atomics;
     unsigned long shm_cache_bytes;
     unsigned int dynamic_regions;
     int test_fail_rdma;
@@ -246,9 +249,12 @@ struct ompi_osc_newrma_module_t {
     int *peer_disp_units;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
-    /** accumulates take the plain rule (osc_newrma_acc.h): every rank is
-     * node-local and reached directly, so no UCX atomic meets our lock */
+    /** accumulates take the plain rule (osc_newrma_acc.h): no UCX atomic
+     * reaches the memory (osc_newrma_acc_atomics off, or every rank is
+     * node-local and reached directly), so everything takes our lock */
     bool acc_plain;
+    /** every rank is node-local and reached directly: no UCX access at all */
+    bool node_direct;
     /** dynamic: regions attached here; own lock (looked up by AM handlers) */
     opal_list_t attached;
     /** dynamic: registrations of runs of adjacent attached regions that one

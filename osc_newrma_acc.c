@@ -479,12 +479,21 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
                                                        a->len, acc_segment_atomic, &w);
 }
 
-size_t ompi_osc_newrma_acc_chunk(struct ompi_datatype_t *basic)
+size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
+                                 struct ompi_datatype_t *basic, size_t desc_len)
 {
-    size_t size;
+    size_t size, chunk = OMPI_OSC_NEWRMA_ACC_CHUNK, fits;
 
     ompi_datatype_type_size(basic, &size);
-    return OMPI_OSC_NEWRMA_ACC_CHUNK / size * size;
+    /* a chunk with its layout description, and a fetching one's reply, each
+     * fill at most one aggregated message: a larger one goes alone, and over
+     * UCX's TCP transport one above its receive segment is several times
+     * slower */
+    fits = ompi_osc_newrma_pkt_chunk_max(module);
+    if (module->config.aggregate_bytes > 0 && fits > desc_len && fits - desc_len < chunk) {
+        chunk = fits - desc_len;
+    }
+    return chunk >= size ? chunk / size * size : size;
 }
 
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
@@ -582,13 +591,36 @@ void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_os
     }
 }
 
+/* One ACC packet.  Operands beyond aggregate_threshold go straight from the
+ * origin's stream (the op completes when UCX has sent them), as large PUTs
+ * do: copying them into the aggregated message cost more than sending it
+ * (fresh pages for every message). */
+static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                          ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                          const void *desc, size_t desc_len, const char *data, size_t data_len)
+{
+    int ret;
+
+    if (NULL != data && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
+        op->bytes > module->config.aggregate_threshold) {
+        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data,
+                                           data_len);
+    }
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, data, data_len);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
 /* ACC packets: the target layout's description, then the operands of one
  * chunk (and, for CAS, the compare value). */
 static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op, const char *stream)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    size_t chunk = ompi_osc_newrma_acc_chunk(op->acc_basic), desc_len;
+    size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
+    size_t chunk = ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
     bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
     char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
     const void *desc;
@@ -602,7 +634,6 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         memcpy(cas + op->bytes, op->compare, op->bytes);
         stream = cas;
     }
-    desc_len = ompi_datatype_pack_description_length(op->target_dt);
     hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
     hdr.addr = op->target_addr;
     hdr.count = (uint32_t) op->target_count;
@@ -616,11 +647,9 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         if (fetch) {
             opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
         }
-        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len,
-                                            NULL == stream ? NULL : stream + offset, data_len);
-        if (OMPI_SUCCESS == ret) {
-            target->am_sent++;
-        } else if (fetch) {
+        ret = acc_send_chunk(module, target, op, &hdr, desc, desc_len,
+                             NULL == stream ? NULL : stream + offset, data_len);
+        if (OMPI_SUCCESS != ret && fetch) {
             opal_atomic_add_fetch_32(&op->outstanding, -1);
         }
     }
@@ -635,7 +664,8 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     bool ordered = module->config.acc_ordered;
     bool acked = 0 == *ompi_osc_newrma_ack_counter(module, target);
     uint64_t raddr = 0;
-    int opcode = acc_atomic_opcode(op, &raddr), ret;
+    /* the plain rule: a UCX atomic would not take the target's lock */
+    int opcode = module->acc_plain ? -1 : acc_atomic_opcode(op, &raddr), ret;
 
     if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
         /* a fresh element, but an earlier one for this target may still

@@ -6,16 +6,19 @@
  * on a location, whichever path they take.  The rule is chosen per window,
  * the same on every rank (module->acc_plain):
  *
- * Plain windows (every rank of the window on this node, and all of them
- * reach each other's memory with loads and stores: MPI_Win_allocate and
- * MPI_Win_allocate_shared with osc_newrma_shm 1).  No UCX atomic can reach
- * the memory, so every accumulate-class call (single-element FETCH_AND_OP
- * and COMPARE_AND_SWAP included, and packets the agent applies) runs under
- * the target's accumulate lock with plain loads and stores: a memcpy for
- * REPLACE and NO_OP, Open MPI's (vectorized) reduction for the others.
+ * Plain windows: every window unless osc_newrma_acc_atomics is set (an MCA
+ * variable, so alike on every rank), and windows whose ranks are all on
+ * this node and reach each other's memory with loads and stores.  No UCX
+ * atomic reaches the memory, so every accumulate-class call (single-element
+ * FETCH_AND_OP and COMPARE_AND_SWAP included) runs under the target's
+ * accumulate lock with plain loads and stores: a memcpy for REPLACE and
+ * NO_OP, vectorized loops or Open MPI's reduction for the others.
+ * Node-local origins take the lock in the shared segment, the target's
+ * agent takes it for packets, and remote origins send everything as ACC
+ * packets (many in one message; large ones pipelined at memory speed).
  *
- * Other windows (a peer may reach the memory through UCX, whose atomics
- * do not take our lock):
+ * Atomic windows (osc_newrma_acc_atomics, with a peer reached through UCX,
+ * whose atomics do not take our lock; UCX_ATOMIC_MODE is then cpu):
  *  - elements of 1, 2, 4 or 8 bytes are updated with CPU atomics (fetch-add,
  *    fetch-and/or/xor, exchange, or a compare-exchange loop around the
  *    reduction for everything else, floating point included), by
@@ -25,9 +28,11 @@
  *    lock-word cache line (per target, not per window);
  *  - one 4- or 8-byte integer element whose op maps onto a UCX atomic
  *    (SUM, BAND, BOR, BXOR, REPLACE, NO_OP, CAS) travels as
- *    ucp_atomic_op_nbx; everything else as ACC packets of at most
- *    ACC_CHUNK bytes that the target's agent applies as they arrive
- *    (pipelined: a large accumulate is never buffered whole).
+ *    ucp_atomic_op_nbx; everything else as ACC packets.
+ *
+ * ACC packets carry at most ACC_CHUNK bytes of operands, and at most what
+ * one aggregated message holds; the target's agent applies them as they
+ * arrive (pipelined: a large accumulate is never buffered whole).
  *
  * Ordering (accumulate_ordering other than "none"): ACC packets of one
  * origin are applied in the order sent; a switch between the atomic and
@@ -49,7 +54,8 @@ struct ompi_op_t;
 struct ompi_osc_newrma_pkt_t;
 struct ompi_osc_newrma_pkt_hdr_t;
 
-/** Pipeline chunk of ACC packets (rounded down to whole elements). */
+/** Pipeline chunk of ACC packets (rounded down to whole elements), at most
+ * what one aggregated message holds. */
 #define OMPI_OSC_NEWRMA_ACC_CHUNK (64 * 1024)
 
 /**
@@ -93,8 +99,10 @@ typedef struct {
 /** Apply, atomically per element. */
 int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
 
-/** Bytes per pipeline chunk for elements of @p basic. */
-size_t ompi_osc_newrma_acc_chunk(struct ompi_datatype_t *basic);
+/** Bytes per pipeline chunk for elements of @p basic whose packets carry a
+ * layout description of @p desc_len bytes. */
+size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
+                                 struct ompi_datatype_t *basic, size_t desc_len);
 
 /** Staging buffer for the fetched old values of @p op (allocated once). */
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op);

@@ -139,10 +139,11 @@ static int component_register(void)
                    "UCX path: small PUT and accumulate packets to one target, and the RMA_DONE "
                    "or UNLOCK behind them, are packed into one active message of up to this many "
                    "bytes, sent when full or when the window makes progress; 0 sends every "
-                   "operation on its own; over UCX's TCP transport, messages above its 64 KiB "
-                   "receive segment are several times slower; info key \"aggregate_bytes\" "
-                   "overrides (default: 65536)",
-                   &component.aggregate_bytes, 65536);
+                   "operation on its own; UCX's TCP receive segment (UCX_TCP_RX_SEG_SIZE) is "
+                   "set to hold one such message unless the user set it, since larger messages "
+                   "arrive in pieces several times slower; info key \"aggregate_bytes\" "
+                   "overrides for a window, up to that segment (default: 262144)",
+                   &component.aggregate_bytes, 262144);
     register_ulong("aggregate_threshold",
                    "UCX path: a contiguous PUT of at most this many bytes is copied into the "
                    "target's aggregated active message instead of using RDMA (its origin buffer "
@@ -157,6 +158,16 @@ static int component_register(void)
                  "they moved up to 3 times the bytes per second), RDMA where the transport has "
                  "it (default: -1)",
                  &component.bulk_packets, -1);
+    register_bool("acc_atomics",
+                  "UCX path: a single 4- or 8-byte integer element of FETCH_AND_OP, "
+                  "COMPARE_AND_SWAP or an accumulate to a remote target is a UCX atomic (no "
+                  "target progress needed; UCX_ATOMIC_MODE is set to cpu unless the user set "
+                  "it, so UCX's atomics stay atomic with the CPU atomics the targets then use "
+                  "for every element); 0: every remote accumulate is an ACC packet and every "
+                  "accumulate on every window runs under the target's accumulate lock with "
+                  "plain, vectorized loops (one message for many operations, and large "
+                  "accumulates at memory speed) (default: 0)",
+                  &component.acc_atomics, false);
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "
                    "for the next windows of the same node ranks (creating and unmapping a "

@@ -717,11 +717,14 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     }
     ret = module_memory(module, base, size, ret);
     /* the same on every rank: node_comm is the whole window or not */
-    module->acc_plain = OMPI_SUCCESS == ret && module->shm.direct && NULL != module->shm.node_comm &&
-                        ompi_comm_size(module->shm.node_comm) == module->comm_size;
+    module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
+                          NULL != module->shm.node_comm &&
+                          ompi_comm_size(module->shm.node_comm) == module->comm_size;
+    /* an MCA variable, so the same on every rank */
+    module->acc_plain = module->node_direct || !component.acc_atomics;
     /* a window that is one node's segment, reached by load/store only, is
      * never the target of UCX RDMA: no registration, no rkey to exchange */
-    if (OMPI_SUCCESS == ret && size > 0 && !module->acc_plain) {
+    if (OMPI_SUCCESS == ret && size > 0 && !module->node_direct) {
         ret = ompi_osc_newrma_ucx_mem_map(module->base, size, &module->memh, &module->rkey_packed,
                                           &module->rkey_packed_len);
     }

@@ -25,6 +25,7 @@ static void target_construct(ompi_osc_newrma_target_t *target)
     target->next_op_to_issue = NULL;
     target->batch.buf = NULL;
     target->batch.len = 0;
+    target->batch.capacity = 0;
     target->batch.count = 0;
 }
 
@@ -88,6 +89,7 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->flush_pending = 0;
     target->unlock_sent = false;
+    target->complete_sent = false;
     target->release_when_done = false;
     target->req_ops = 0;
     target->lock_wanted = false;

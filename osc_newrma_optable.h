@@ -104,6 +104,8 @@ struct ompi_osc_newrma_target_t {
     ompi_osc_newrma_atomic_t flush_pending;
     /** RMA_DONE + UNLOCK has gone out */
     bool unlock_sent;
+    /** PSCW over UCX: COMPLETE has gone out (ops may still await answers) */
+    bool complete_sent;
     /** CLEANUP_WIN_AGGRESSIVE wants this element back once it is flushed */
     bool release_when_done;
     /** request-based ops queued: they must not wait for a synchronization */

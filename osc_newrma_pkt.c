@@ -135,6 +135,8 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 /* ---- aggregation: one active message per target per progress round ---- */
 
 #define PKT_BATCH_ALIGN ((size_t) 8)
+/** a new batch's first allocation (bytes of packets) */
+#define PKT_BATCH_FIRST ((size_t) 4096)
 
 static size_t pkt_batch_padded(size_t payload_len)
 {
@@ -161,6 +163,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     hdr->count = batch->count;
     batch->buf = NULL;
     batch->len = 0;
+    batch->capacity = 0;
     batch->count = 0;
     ret = pkt_ep(module, dest, &ep);
     if (OMPI_SUCCESS != ret) {
@@ -170,6 +173,33 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, dest, len);
     return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
+}
+
+/* Room for @p need bytes of packets in @p batch (at most @p cap): doubled
+ * from PKT_BATCH_FIRST, so a batch of a few small packets costs what it
+ * holds, not a message; a large packet takes the whole message at once
+ * (no copies while growing). */
+static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t cap)
+{
+    size_t capacity = batch->capacity > 0 ? batch->capacity : PKT_BATCH_FIRST;
+    char *buf;
+
+    if (need - batch->len >= PKT_BATCH_FIRST) {
+        capacity = cap;
+    }
+    while (capacity < need) {
+        capacity *= 2;
+    }
+    capacity = capacity < cap ? capacity : cap;
+    buf = NULL == batch->buf
+              ? ompi_osc_newrma_ucx_am_buffer(sizeof(ompi_osc_newrma_pkt_hdr_t), capacity)
+              : ompi_osc_newrma_ucx_am_buffer_resize(batch->buf, capacity);
+    if (NULL == buf) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    batch->buf = buf;
+    batch->capacity = capacity;
+    return OMPI_SUCCESS;
 }
 
 /* Add a packet for window rank @p dest to @p batch, sending the batch first
@@ -196,10 +226,10 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
         ret = pkt_ep(module, dest, &ep);
         return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
     }
-    if (NULL == batch->buf) {
-        batch->buf = ompi_osc_newrma_ucx_am_buffer(sizeof(*hdr), cap);
-        if (NULL == batch->buf) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
+    if (batch->len + entry > batch->capacity) {
+        ret = pkt_batch_reserve(batch, batch->len + entry, cap);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
         }
     }
     hdr->cid = module->cid;
@@ -327,11 +357,11 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                 const char *data, size_t len, uint64_t taddr)
+int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
+                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
+                                size_t prefix_len, const void *data, size_t len)
 {
-    ompi_osc_newrma_pkt_hdr_t hdr = {0};
     ucp_ep_h ep;
     int ret = ompi_osc_newrma_pkt_batch_flush(module, target); /* after those before it */
 
@@ -341,17 +371,26 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
-    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
-    hdr.cid = module->cid;
-    hdr.src = module->my_rank;
-    hdr.addr = taddr;
-    hdr.len = len;
-    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, &hdr, sizeof(hdr), data, len);
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len);
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
     }
     return ret;
+}
+
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                 const char *data, size_t len, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+    hdr.addr = taddr;
+    hdr.len = len;
+    return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len);
 }
 
 size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module)

@@ -186,19 +186,34 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     return OMPI_SUCCESS != ret ? ret : 1;
 }
 
+/* COMPLETE may go once every op is out and nothing reads the target by
+ * RDMA: GET and fetching packets still waiting for their answers are
+ * applied before it (design: piggybacking), so the target's MPI_Win_wait
+ * does not wait a round trip more. */
+static bool complete_ready(ompi_osc_newrma_target_t *target)
+{
+    return NULL == target->next_op_to_issue &&
+           !(target->rdma_reads && !opal_list_is_empty(&target->ops));
+}
+
 static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
 
-    if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
-        return 0;
-    }
-    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && !target->complete_sent &&
+        complete_ready(target)) {
         ret = complete_target(module, target);
         if (ret <= 0) {
             return ret;
         }
-    } else if (ompi_osc_newrma_target_owes_rma_done(target)) {
+        target->complete_sent = true;
+    }
+    if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag ||
+        (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && !target->complete_sent)) {
+        return 0;
+    }
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE != target->sync_flag &&
+        ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target, &module->ack_counter);
         if (OMPI_SUCCESS != ret) {
             return ret;

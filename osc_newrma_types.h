@@ -36,10 +36,13 @@ typedef struct ompi_osc_newrma_peer_t ompi_osc_newrma_peer_t;
 typedef struct ompi_osc_newrma_endpoint_t ompi_osc_newrma_endpoint_t;
 
 /** Aggregation: an active message being built for one peer (BATCH header,
- * then @c count packets in @c len bytes); @c buf is NULL when none is. */
+ * then @c count packets in @c len bytes of @c capacity); @c buf is NULL when
+ * none is.  It grows as packets are added, up to aggregate_bytes, so a
+ * peer sent a few small packets does not hold a whole message's memory. */
 typedef struct {
     char *buf;
     size_t len;
+    size_t capacity;
     uint32_t count;
 } ompi_osc_newrma_batch_t;
 

@@ -22,6 +22,10 @@ typedef struct {
     char data[];
 } ucx_am_buffer_t;
 
+/** bytes of a TCP receive segment beyond an aggregated message's packets:
+ * the BATCH header and UCX's headers */
+#define UCX_SEGMENT_HEADROOM 1024UL
+
 static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_length, void *data,
                                    size_t length, const ucp_am_recv_param_t *param)
 {
@@ -38,7 +42,94 @@ static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_
                : UCS_OK;
 }
 
-static int ucx_create_context(bool thread_multiple)
+/* Under osc_newrma_acc_atomics targets update elements with CPU atomics
+ * while remote origins use UCX's: a NIC's own atomics are not atomic with
+ * the CPU's, so UCX must use CPU atomics (or emulate them) unless the user
+ * chose otherwise (UCX_ATOMIC_MODE or UCX_OSC_NEWRMA_ATOMIC_MODE). */
+static ucs_status_t ucx_config_atomic_mode(ucp_config_t *config)
+{
+    ucs_status_t status;
+
+    if (NULL != getenv("UCX_ATOMIC_MODE") || NULL != getenv("UCX_OSC_NEWRMA_ATOMIC_MODE")) {
+        return UCS_OK;
+    }
+    status = ucp_config_modify(config, "ATOMIC_MODE", "cpu");
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_modify(ATOMIC_MODE) failed: %s",
+                    ucs_status_string(status));
+    }
+    return status;
+}
+
+/* UCX's TCP transport receives a message in one segment only up to its
+ * RX_SEG_SIZE (64 KiB by default); a larger one arrives in pieces several
+ * times slower.  Size the segment to an aggregated message
+ * (osc_newrma_aggregate_bytes, plus room for the BATCH header and UCX's
+ * own) unless the user set UCX_TCP_RX_SEG_SIZE.  ucp_config_modify takes
+ * the transport's key without its "TCP_" prefix. */
+static bool ucx_want_tcp_segment(void)
+{
+    return component.aggregate_bytes > 0 && NULL == getenv("UCX_TCP_RX_SEG_SIZE");
+}
+
+static ucs_status_t ucx_config_tcp_segment(ucp_config_t *config)
+{
+    char value[32];
+    ucs_status_t status;
+
+    snprintf(value, sizeof(value), "%lu", component.aggregate_bytes + UCX_SEGMENT_HEADROOM);
+    status = ucp_config_modify(config, "RX_SEG_SIZE", value);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_modify(RX_SEG_SIZE) failed: %s",
+                    ucs_status_string(status));
+    }
+    return status;
+}
+
+typedef void (*ucx_print_fn_t)(void *obj, FILE *stream);
+
+static void ucx_print_context(void *obj, FILE *stream)
+{
+    ucp_context_print_info((ucp_context_h) obj, stream);
+}
+
+static void ucx_print_ep(void *obj, FILE *stream)
+{
+    ucp_ep_print_info((ucp_ep_h) obj, stream);
+}
+
+/* UCX 1.13 tells some things only in its printed information: the text
+ * @p print writes for @p obj (free it), or NULL. */
+static char *ucx_printed(ucx_print_fn_t print, void *obj)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&text, &len);
+
+    if (NULL == stream) {
+        return NULL;
+    }
+    print(obj, stream);
+    if (0 != fclose(stream)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Whether the context has TCP resources ("resource 1 : md 1 dev 1 flags --
+ * tcp/eth0" in its printed information): a transport key no interface
+ * takes makes every worker warn. */
+static bool ucx_context_has_tcp(ucp_context_h context)
+{
+    char *text = ucx_printed(ucx_print_context, context);
+    bool found = NULL == text || NULL != strstr(text, " tcp/");
+
+    free(text);
+    return found;
+}
+
+static int ucx_init_context(bool thread_multiple, bool tcp_segment, ucp_context_h *context_p)
 {
     ucp_config_t *config;
     ucp_params_t params = {0};
@@ -49,19 +140,45 @@ static int ucx_create_context(bool thread_multiple)
         opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
+    if (tcp_segment) {
+        status = ucx_config_tcp_segment(config);
+    }
+    if (UCS_OK == status && component.acc_atomics) {
+        status = ucx_config_atomic_mode(config);
+    }
+    if (UCS_OK != status) {
+        ucp_config_release(config);
+        return OMPI_ERROR;
+    }
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                         UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
-                      UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    if (component.acc_atomics) {
+        params.features |= UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    }
     params.mt_workers_shared = thread_multiple;
     params.estimated_num_eps = ompi_proc_world_size();
-    status = ucp_init(&params, config, &component.ucp_context);
+    status = ucp_init(&params, config, context_p);
     ucp_config_release(config);
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: ucp_init failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
     return OMPI_SUCCESS;
+}
+
+static int ucx_create_context(bool thread_multiple)
+{
+    bool tcp_segment = ucx_want_tcp_segment();
+    int ret = ucx_init_context(thread_multiple, tcp_segment, &component.ucp_context);
+
+    if (OMPI_SUCCESS == ret && tcp_segment && !ucx_context_has_tcp(component.ucp_context)) {
+        /* no TCP among the transports (UCX_TLS): again without the key */
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+        ret = ucx_init_context(thread_multiple, false, &component.ucp_context);
+    }
+    return ret;
 }
 
 static int ucx_create_worker(bool thread_multiple)
@@ -224,16 +341,9 @@ out:
 static bool ucx_ep_rdma_emulated(ucp_ep_h ep)
 {
     bool emulated = true;
-    char *text = NULL, *line, *save = NULL;
-    size_t len = 0;
-    FILE *stream = open_memstream(&text, &len);
+    char *text = ucx_printed(ucx_print_ep, ep), *line, *save = NULL;
 
-    if (NULL == stream) {
-        return false;
-    }
-    ucp_ep_print_info(ep, stream);
-    if (0 != fclose(stream) || NULL == text) {
-        free(text);
+    if (NULL == text) {
         return false;
     }
     for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
@@ -411,6 +521,9 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
 /* UCX 1.13 reads an active message's header until the send completes. */
 typedef struct {
     ompi_osc_newrma_op_t *op;
+    /** the payload's two pieces when it has a prefix (UCX reads the array
+     * until the send completes) */
+    ucp_dt_iov_t iov[2];
     char hdr[];
 } ucx_op_am_t;
 
@@ -424,7 +537,8 @@ static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
 }
 
 int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
-                                   size_t hdr_len, const void *data, size_t len)
+                                   size_t hdr_len, const void *prefix, size_t prefix_len,
+                                   const void *data, size_t len)
 {
     ucx_op_am_t *am = malloc(sizeof(*am) + hdr_len);
     ucp_request_param_t param = {0};
@@ -441,6 +555,16 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
     param.cb.send = ucx_op_am_cb;
     param.user_data = am;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
+    if (prefix_len > 0) {
+        am->iov[0].buffer = (void *) prefix;
+        am->iov[0].length = prefix_len;
+        am->iov[1].buffer = (void *) data;
+        am->iov[1].length = len;
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        param.datatype = ucp_dt_make_iov();
+        data = am->iov;
+        len = 2;
+    }
     ucx_op_count(op, 1);
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
     ret = ucx_op_started(op, req, "ucp_am_send_nbx");
@@ -521,6 +645,14 @@ void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
     }
     buf->hdr_len = hdr_len;
     return buf->data;
+}
+
+void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
+{
+    ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
+
+    buf = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
+    return NULL == buf ? NULL : buf->data;
 }
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data)

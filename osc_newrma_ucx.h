@@ -109,6 +109,11 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
  */
 void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity);
 
+/** Room for @p capacity bytes of payload in a buffer from
+ * ompi_osc_newrma_ucx_am_buffer, its contents kept; @return its new address,
+ * or NULL when out of memory (the old buffer stays valid). */
+void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity);
+
 void ompi_osc_newrma_ucx_am_buffer_free(void *data);
 
 /** Send a buffer from ompi_osc_newrma_ucx_am_buffer with @p payload_len
@@ -121,11 +126,13 @@ int ompi_osc_newrma_ucx_fence(void);
 
 /**
  * Send an active message whose payload is @p op's own data (@p data, not
- * copied: it must stay valid until the op completes), counted in
+ * copied: it must stay valid until the op completes), after @p prefix_len
+ * bytes at @p prefix (not copied either; 0 for none), counted in
  * op->outstanding like an RDMA transfer.
  */
 int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
-                                   size_t hdr_len, const void *data, size_t len);
+                                   size_t hdr_len, const void *prefix, size_t prefix_len,
+                                   const void *data, size_t len);
 
 /** Give back a received active message's data kept by the receive callback. */
 void ompi_osc_newrma_ucx_am_data_release(void *data);

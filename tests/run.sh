@@ -53,7 +53,9 @@ variant_args() {
 --mca osc_newrma_aggregate_bytes 8192 --mca osc_newrma_aggregate_threshold 1024" ;;
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
         asynctcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1 -x UCX_TLS=tcp,self" ;;
+        atomics) echo "--mca osc_newrma_shm 0 --mca osc_newrma_acc_atomics 1" ;;
         mixed) echo "--mca osc_newrma_test_node_size 2" ;;
+        mixedatomics) echo "--mca osc_newrma_test_node_size 2 --mca osc_newrma_acc_atomics 1" ;;
         mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
         *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;
     esac
@@ -67,18 +69,18 @@ mpirun_cmd() { # np osc extra-args...
     echo "mpirun -np $np --oversubscribe --bind-to none $yield ${NEWRMA_TEST_MPIRUN_ARGS:-} --mca osc $osc $*"
 }
 
-record() { # status label log
+record() { # status label log seconds
     if [ "$1" = 0 ]; then
-        passed=$((passed + 1)); echo "PASS $2"
+        passed=$((passed + 1)); echo "PASS $2 (${4}s)"
     else
         failed=$((failed + 1)); failures="$failures\n  $2 (log: $3)"
-        echo "FAIL $2"; tail -n 15 "$3" | sed 's/^/    | /'
+        echo "FAIL $2 (${4}s)"; tail -n 15 "$3" | sed 's/^/    | /'
     fi
 }
 
 run_one() { # name np limit variant command...
     local name=$1 np=$2 limit=$3 variant=$4; shift 4
-    local label="$name np=$np $variant" log="$logdir/$name.$np.$variant.log" rc
+    local label="$name np=$np $variant" log="$logdir/$name.$np.$variant.log" rc start=$SECONDS
     limit=$((limit * scale))
     if [ "$np" = 0 ] && [ "${1#sh/}" != "$1" ]; then
         local args=("${@:2}")
@@ -94,7 +96,7 @@ run_one() { # name np limit variant command...
     fi
     [ $rc = 0 ] && ! grep -q "^ No Errors" "$log" && rc=1
     [ $rc = 124 ] && echo "time limit of ${limit}s reached" >> "$log"
-    record $rc "$label" "$log"
+    record $rc "$label" "$log" $((SECONDS - start))
 }
 
 run_random() { # np limit variant log flavor epochs sync [acc]
