@@ -15,6 +15,7 @@
 #include "ompi_config.h"
 
 #include <pthread.h>
+#include <stddef.h>
 
 #include <ucp/api/ucp.h>
 
@@ -106,8 +107,11 @@ struct ompi_osc_newrma_component_t {
     opal_list_t shm_cache;
     /** protects modules; never held while taking the endpoint lock's users */
     opal_mutex_t windows_lock;
-    /** window communicator cid -> module, for progress and packet dispatch */
+    /** window communicator cid -> module, for packet dispatch */
     opal_hash_table_t modules;
+    /** the same windows as a list (ompi_osc_newrma_module_t::window_item),
+     * walked on every progress call: a hash table walk visits every bucket */
+    opal_list_t windows;
     /** global pools shared by all windows */
     ompi_osc_newrma_pool_t op_global_pool;
     ompi_osc_newrma_pool_t target_global_pool;
@@ -187,6 +191,8 @@ typedef struct {
 
 struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
+    /** in component.windows while registered (windows_lock) */
+    opal_list_item_t window_item;
 
     /** the window lock: take it with ompi_osc_newrma_module_lock */
     opal_mutex_t lock;
@@ -302,6 +308,14 @@ struct ompi_osc_newrma_module_t {
     /** single-op data buffered in waiters (bounded by lock_data_bytes) */
     size_t lock_data_used;
 };
+
+/** The window of an item of component.windows. */
+static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item_t *item)
+{
+    return (ompi_osc_newrma_module_t *) ((char *) item -
+                                         offsetof(ompi_osc_newrma_module_t, window_item));
+}
+
 
 /** The counter an RMA_DONE to @p target is acknowledged on: the window's in
  * active target, the target element's in passive target. */

@@ -219,6 +219,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.held, opal_list_t);
     OBJ_CONSTRUCT(&component.shm_cache, opal_list_t);
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
+    OBJ_CONSTRUCT(&component.windows, opal_list_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
     ret = opal_hash_table_init(&component.modules, 16);
     if (OPAL_SUCCESS == ret) {
@@ -250,6 +251,7 @@ static int component_finalize(void)
     }
     OBJ_DESTRUCT(&component.endpoints);
     OBJ_DESTRUCT(&component.modules);
+    OBJ_DESTRUCT(&component.windows);
     OBJ_DESTRUCT(&component.inbox);
     OBJ_DESTRUCT(&component.held);
     ompi_osc_newrma_shm_cache_fini();

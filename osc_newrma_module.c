@@ -523,6 +523,7 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
     if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found) &&
         found == module) {
         opal_hash_table_remove_value_uint32(&component.modules, module->cid);
+        opal_list_remove_item(&component.windows, &module->window_item);
     }
     opal_mutex_unlock(&component.windows_lock);
 }
@@ -588,6 +589,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->lock_queue);
     OBJ_DESTRUCT(&module->lock_queue_lock);
     OBJ_DESTRUCT(&module->lock);
+    OBJ_DESTRUCT(&module->window_item);
     free(module);
 }
 
@@ -597,6 +599,9 @@ static int module_register(ompi_osc_newrma_module_t *module)
 
     opal_mutex_lock(&component.windows_lock);
     ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
+    if (OPAL_SUCCESS == ret) {
+        opal_list_append(&component.windows, &module->window_item);
+    }
     opal_mutex_unlock(&component.windows_lock);
     return ret;
 }
@@ -754,6 +759,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     module->super = module_template;
+    OBJ_CONSTRUCT(&module->window_item, opal_list_item_t);
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
     module->lock_mt = component.enable_mpi_threads;
     OBJ_CONSTRUCT(&module->attached, opal_list_t);

@@ -337,13 +337,13 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
 int ompi_osc_newrma_make_rma_progress_global(void)
 {
     ompi_osc_newrma_module_t *module;
-    uint32_t key;
-    void *node = NULL;
-    int total = 0, rc, ret;
+    opal_list_item_t *item;
+    int total = 0, ret;
 
     opal_mutex_lock(&component.windows_lock);
-    rc = opal_hash_table_get_first_key_uint32(&component.modules, &key, (void **) &module, &node);
-    while (OPAL_SUCCESS == rc) {
+    OPAL_LIST_FOREACH(item, &component.windows, opal_list_item_t)
+    {
+        module = ompi_osc_newrma_window_of(item);
         /* a window whose lock is taken is being progressed by its owner */
         if (ompi_osc_newrma_module_trylock(module)) {
             if (module->ready) {
@@ -352,8 +352,6 @@ int ompi_osc_newrma_make_rma_progress_global(void)
             }
             ompi_osc_newrma_module_unlock(module);
         }
-        rc = opal_hash_table_get_next_key_uint32(&component.modules, &key, (void **) &module, node,
-                                                 &node);
     }
     opal_mutex_unlock(&component.windows_lock);
     return total;
@@ -626,21 +624,17 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
  * window (a release by another process may have served their tickets). */
 static int agent_lock_queues(void)
 {
-    ompi_osc_newrma_module_t *module;
-    uint32_t key;
-    void *node = NULL;
-    int total = 0, rc;
+    opal_list_item_t *item;
+    int total = 0;
 
     /* the common case, on every opal_progress: nobody waits for a lock */
     if (0 == component.lock_waiters) {
         return 0;
     }
     opal_mutex_lock(&component.windows_lock);
-    rc = opal_hash_table_get_first_key_uint32(&component.modules, &key, (void **) &module, &node);
-    while (OPAL_SUCCESS == rc) {
-        total += ompi_osc_newrma_lock_queue_progress(module);
-        rc = opal_hash_table_get_next_key_uint32(&component.modules, &key, (void **) &module, node,
-                                                 &node);
+    OPAL_LIST_FOREACH(item, &component.windows, opal_list_item_t)
+    {
+        total += ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_window_of(item));
     }
     opal_mutex_unlock(&component.windows_lock);
     return total;
