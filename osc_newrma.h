@@ -255,11 +255,8 @@ struct ompi_osc_newrma_module_t {
     int *peer_disp_units;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
-    /** accumulates take the plain rule (osc_newrma_acc.h): no UCX atomic
-     * reaches the memory (osc_newrma_acc_atomics off, or every rank is
-     * node-local and reached directly), so everything takes our lock */
-    bool acc_plain;
-    /** every rank is node-local and reached directly: no UCX access at all */
+    /** every rank is node-local and reached directly: no UCX access at all
+     * (the same on every rank; see ompi_osc_newrma_acc_plain) */
     bool node_direct;
     /** dynamic: regions attached here; own lock (looked up by AM handlers) */
     opal_list_t attached;
@@ -316,6 +313,14 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item
                                          offsetof(ompi_osc_newrma_module_t, window_item));
 }
 
+/** Accumulates take the plain rule (osc_newrma_acc.h): no UCX atomic
+ * reaches the memory (osc_newrma_acc_atomics off, an MCA variable alike on
+ * every rank, or every rank node-local and reached directly), so every
+ * accumulate takes the target's lock. */
+static inline bool ompi_osc_newrma_acc_plain(const ompi_osc_newrma_module_t *module)
+{
+    return module->node_direct || !mca_osc_newrma_component.acc_atomics;
+}
 
 /** The counter an RMA_DONE to @p target is acknowledged on: the window's in
  * active target, the target element's in passive target. */

@@ -665,7 +665,7 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     bool acked = 0 == *ompi_osc_newrma_ack_counter(module, target);
     uint64_t raddr = 0;
     /* the plain rule: a UCX atomic would not take the target's lock */
-    int opcode = module->acc_plain ? -1 : acc_atomic_opcode(op, &raddr), ret;
+    int opcode = ompi_osc_newrma_acc_plain(module) ? -1 : acc_atomic_opcode(op, &raddr), ret;
 
     if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
         /* a fresh element, but an earlier one for this target may still
@@ -724,7 +724,7 @@ static int acc_apply_hdr(ompi_osc_newrma_module_t *module,
     a.compare = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? data + hdr->len : NULL;
     a.result = (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ? result : NULL;
     a.lock = &module->my_lock->acc_lock;
-    a.plain = module->acc_plain;
+    a.plain = ompi_osc_newrma_acc_plain(module);
     return ompi_osc_newrma_acc_apply(&a);
 }
 

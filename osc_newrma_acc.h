@@ -4,7 +4,7 @@
  *
  * Atomicity is per basic element, between all accumulate-class operations
  * on a location, whichever path they take.  The rule is chosen per window,
- * the same on every rank (module->acc_plain):
+ * the same on every rank (ompi_osc_newrma_acc_plain):
  *
  * Plain windows: every window unless osc_newrma_acc_atomics is set (an MCA
  * variable, so alike on every rank), and windows whose ranks are all on
@@ -90,7 +90,7 @@ typedef struct {
     struct ompi_op_t *op;
     /** the target's accumulate lock */
     volatile int32_t *lock;
-    /** the window's atomicity rule (ompi_osc_newrma_module_t::acc_plain):
+    /** the window's atomicity rule (ompi_osc_newrma_acc_plain):
      * the whole access under @p lock with plain loads, stores and the
      * (vectorized) reduction, instead of CPU atomics per element */
     bool plain;

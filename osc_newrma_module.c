@@ -725,8 +725,6 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
-    /* an MCA variable, so the same on every rank */
-    module->acc_plain = module->node_direct || !component.acc_atomics;
     /* a window that is one node's segment, reached by load/store only, is
      * never the target of UCX RDMA: no registration, no rkey to exchange */
     if (OMPI_SUCCESS == ret && size > 0 && !module->node_direct) {

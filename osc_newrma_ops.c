@@ -365,7 +365,7 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     ap.basic = a->basic;
     ap.op = a->op;
     ap.lock = lock;
-    ap.plain = module->acc_plain;
+    ap.plain = ompi_osc_newrma_acc_plain(module);
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_acc_apply(&ap);
     }

@@ -167,15 +167,25 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
     return count;
 }
 
-/* Active target: an empty target element that a synchronization flagged
- * is released; its RMA_DONE is counted in the window's ack_counter. */
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts
  * them; RDMA writes are flushed before it, as the target cannot see them.
- * @return 1 once sent, 0 while the flush is under way. */
+ * It may go once every op is out and nothing reads the target by RDMA: GET
+ * and fetching packets still waiting for their answers are applied before
+ * it (design: piggybacking), so the target's MPI_Win_wait does not wait a
+ * round trip more.  @return 1 once sent (now or before), 0 while it cannot
+ * go yet or the flush is under way. */
 static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    int ret = ompi_osc_newrma_op_flush_writes(module, target, &target->flush_pending);
+    int ret;
 
+    if (target->complete_sent) {
+        return 1;
+    }
+    if (NULL != target->next_op_to_issue ||
+        (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
+        return 0;
+    }
+    ret = ompi_osc_newrma_op_flush_writes(module, target, &target->flush_pending);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -183,33 +193,27 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
         return 0;
     }
     ret = ompi_osc_newrma_pkt_complete(module, target->rank, target);
-    return OMPI_SUCCESS != ret ? ret : 1;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    target->complete_sent = true;
+    return 1;
 }
 
-/* COMPLETE may go once every op is out and nothing reads the target by
- * RDMA: GET and fetching packets still waiting for their answers are
- * applied before it (design: piggybacking), so the target's MPI_Win_wait
- * does not wait a round trip more. */
-static bool complete_ready(ompi_osc_newrma_target_t *target)
-{
-    return NULL == target->next_op_to_issue &&
-           !(target->rdma_reads && !opal_list_is_empty(&target->ops));
-}
-
+/* Active target: an element that a synchronization flagged is released
+ * once its ops are done, after its COMPLETE or its RMA_DONE (counted in the
+ * window's ack_counter). */
 static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
 
-    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && !target->complete_sent &&
-        complete_ready(target)) {
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
         ret = complete_target(module, target);
         if (ret <= 0) {
             return ret;
         }
-        target->complete_sent = true;
     }
-    if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag ||
-        (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && !target->complete_sent)) {
+    if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
     if (OMPI_OSC_NEWRMA_SYNC_COMPLETE != target->sync_flag &&

@@ -42,23 +42,26 @@ static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_
                : UCS_OK;
 }
 
+/* One UCX setting of the component's own context. */
+static ucs_status_t ucx_config_set(ucp_config_t *config, const char *name, const char *value)
+{
+    ucs_status_t status = ucp_config_modify(config, name, value);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_modify(%s=%s) failed: %s", name, value,
+                    ucs_status_string(status));
+    }
+    return status;
+}
+
 /* Under osc_newrma_acc_atomics targets update elements with CPU atomics
  * while remote origins use UCX's: a NIC's own atomics are not atomic with
  * the CPU's, so UCX must use CPU atomics (or emulate them) unless the user
  * chose otherwise (UCX_ATOMIC_MODE or UCX_OSC_NEWRMA_ATOMIC_MODE). */
-static ucs_status_t ucx_config_atomic_mode(ucp_config_t *config)
+static bool ucx_want_cpu_atomics(void)
 {
-    ucs_status_t status;
-
-    if (NULL != getenv("UCX_ATOMIC_MODE") || NULL != getenv("UCX_OSC_NEWRMA_ATOMIC_MODE")) {
-        return UCS_OK;
-    }
-    status = ucp_config_modify(config, "ATOMIC_MODE", "cpu");
-    if (UCS_OK != status) {
-        opal_output(0, "osc/newrma: ucp_config_modify(ATOMIC_MODE) failed: %s",
-                    ucs_status_string(status));
-    }
-    return status;
+    return component.acc_atomics && NULL == getenv("UCX_ATOMIC_MODE") &&
+           NULL == getenv("UCX_OSC_NEWRMA_ATOMIC_MODE");
 }
 
 /* UCX's TCP transport receives a message in one segment only up to its
@@ -75,15 +78,9 @@ static bool ucx_want_tcp_segment(void)
 static ucs_status_t ucx_config_tcp_segment(ucp_config_t *config)
 {
     char value[32];
-    ucs_status_t status;
 
     snprintf(value, sizeof(value), "%lu", component.aggregate_bytes + UCX_SEGMENT_HEADROOM);
-    status = ucp_config_modify(config, "RX_SEG_SIZE", value);
-    if (UCS_OK != status) {
-        opal_output(0, "osc/newrma: ucp_config_modify(RX_SEG_SIZE) failed: %s",
-                    ucs_status_string(status));
-    }
-    return status;
+    return ucx_config_set(config, "RX_SEG_SIZE", value);
 }
 
 typedef void (*ucx_print_fn_t)(void *obj, FILE *stream);
@@ -143,8 +140,8 @@ static int ucx_init_context(bool thread_multiple, bool tcp_segment, ucp_context_
     if (tcp_segment) {
         status = ucx_config_tcp_segment(config);
     }
-    if (UCS_OK == status && component.acc_atomics) {
-        status = ucx_config_atomic_mode(config);
+    if (UCS_OK == status && ucx_want_cpu_atomics()) {
+        status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
     }
     if (UCS_OK != status) {
         ucp_config_release(config);

@@ -5,7 +5,6 @@
  *
  * usage: lock_threads FLAVOR [THREADS]
  */
-#include <pthread.h>
 
 #include "mtest.h"
 
@@ -14,7 +13,7 @@
 
 static mtest_win_t w;
 static int me, nprocs, nthreads;
-static int thread_errors[64];
+static int thread_errors[MTEST_MAX_THREADS];
 
 static void *worker(void *arg)
 {
@@ -40,7 +39,6 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    pthread_t threads[64];
 
     mtest_init_multiple(&argc, &argv);
     me = mtest_rank;
@@ -49,14 +47,7 @@ int main(int argc, char **argv)
     mtest_win_create(&w, argc > 1 ? argv[1] : "allocate",
                      (size_t) SLICE * (size_t) (nthreads * nprocs), MPI_INFO_NULL, MPI_COMM_WORLD);
     MPI_CHECK(MPI_Win_lock_all(0, w.win));
-    for (int i = 0; i < nthreads; ++i) {
-        pthread_create(&threads[i], NULL, worker, (void *) (intptr_t) i);
-    }
-    for (int i = 0; i < nthreads; ++i) {
-        pthread_join(threads[i], NULL);
-        MTEST_CHECK(0 == thread_errors[i], "thread %d read back wrong data %d times", i,
-                    thread_errors[i]);
-    }
+    mtest_threads_run(nthreads, worker, thread_errors);
     MPI_CHECK(MPI_Win_unlock_all(w.win));
     mtest_win_free(&w);
     return mtest_finalize();

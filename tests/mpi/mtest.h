@@ -6,6 +6,7 @@
 #define OSC_NEWRMA_MTEST_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,30 @@ static void mtest_error(const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+    }
+}
+
+#define MTEST_MAX_THREADS 64
+
+/* Run @p fn in @p n threads (its argument: the thread's index, as an
+ * intptr_t), join them, and check that none counted an error in
+ * @p errors[index]. */
+static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
+{
+    pthread_t threads[MTEST_MAX_THREADS];
+
+    if (n < 1 || n > MTEST_MAX_THREADS) {
+        mtest_error("%d threads: 1 to %d allowed", n, MTEST_MAX_THREADS);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        pthread_create(&threads[i], NULL, fn, (void *) (intptr_t) i);
+    }
+    for (int i = 0; i < n; ++i) {
+        pthread_join(threads[i], NULL);
+        if (0 != errors[i]) {
+            mtest_error("thread %d saw wrong data %d times", i, errors[i]);
+        }
     }
 }
 

@@ -10,7 +10,6 @@
  *
  * usage: thread_stress FLAVOR[,FLAVOR...] [THREADS] [ROUNDS]
  */
-#include <pthread.h>
 
 #include "mtest.h"
 
@@ -143,7 +142,6 @@ static void check_target(void)
 
 int main(int argc, char **argv)
 {
-    pthread_t threads[MAX_THREAD];
     char flavors[256], *save = NULL;
     size_t size;
 
@@ -168,14 +166,7 @@ int main(int argc, char **argv)
     for (int w = 0; w < nwins; ++w) {
         MPI_CHECK(MPI_Win_lock_all(0, wins[w].win));
     }
-    for (int i = 0; i < nthreads; ++i) {
-        pthread_create(&threads[i], NULL, worker, (void *) (intptr_t) i);
-    }
-    for (int i = 0; i < nthreads; ++i) {
-        pthread_join(threads[i], NULL);
-        MTEST_CHECK(0 == thread_errors[i], "thread %d saw wrong data %d times", i,
-                    thread_errors[i]);
-    }
+    mtest_threads_run(nthreads, worker, thread_errors);
     for (int w = 0; w < nwins; ++w) {
         MPI_CHECK(MPI_Win_unlock_all(wins[w].win));
     }
