@@ -24,6 +24,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,6 +35,23 @@ LAT_SYNCS = ["lock", "flush", "flush_local", "fence", "pscw"]
 FLAVORS = ["create", "allocate", "shared", "dynamic"]
 UNITS_HIGHER_BETTER = {"MB/s", "Mmsg/s"}
 STATUS_ORDER = ["wrong", "crash", "hang", "error", "n/a"]
+# Application rows (app:PROGRAM:CASE:-:-): NWChem on H2O inputs in
+# bench/apps (Debian's nwchem-openmpi: Global Arrays on ARMCI-MPI, which puts
+# every get and put through MPI_Get_accumulate / MPI_Accumulate), seconds to
+# solution, energies checked against each other; and the kernels of
+# bench/osc_newrma_apps.c, which check their own results.
+NWCHEM_CASES = {
+    "scf": ("h2o_scf.nw", r"Total SCF energy =\s*(\S+)"),
+    "dft": ("h2o_dft_grad.nw", r"Total DFT energy =\s*(\S+)"),
+    "ccsd": ("h2o_ccsd.nw", r"CCSD total energy / hartree\s*=\s*(\S+)"),
+}
+APP_KERNELS = {
+    "ga:tasks": ["tasks", "384"],
+    "ga:dgemm": ["dgemm", "640"],
+    "halo:fence": ["halo", "fence", "256", "2000"],
+    "halo:pscw": ["halo", "pscw", "256", "2000"],
+}
+ENERGY_TOLERANCE = 1e-10
 
 
 def sizes(full):
@@ -68,6 +86,12 @@ def build_rows(full, np_max):
     for np in range(3, np_max + 1):
         for flavor in (FLAVORS if full else ["allocate"]):
             rows.append((f"win:-:-:{flavor}:-", np))
+    for case in NWCHEM_CASES:
+        rows.append((f"app:nwchem:{case}:-:-", 2))
+    for kernel in APP_KERNELS:
+        rows.append((f"app:{kernel}:-:-", 2))
+    for kernel in ("halo:fence", "halo:pscw"):
+        rows.append((f"app:{kernel}:-:-", np_max))
     return rows
 
 
@@ -75,6 +99,8 @@ def row_label(row, np):
     kind, op, sync, flavor, size = row.split(":")
     if kind == "win":
         return f"win create+free {flavor} np={np}"
+    if kind == "app":
+        return f"app {op} {sync} np={np}"
     if kind == "empty":
         return f"empty {sync} {flavor}"
     return f"{kind} {op} {sync} {flavor} {human(int(size))}"
@@ -101,6 +127,7 @@ class Runner:
         self.env["OMPI_MCA_mca_base_component_path"] = f"{args.dsodir}:{sysdir()}"
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        self.energies = {}  # (mode, row, np, comp) -> NWChem energies, one per round
 
     def command(self, comp, mode, row, np):
         cmd = ["mpirun", "-np", str(np), "--oversubscribe", "--bind-to", "none",
@@ -113,13 +140,49 @@ class Runner:
             cmd += ["-x", "UCX_TLS", "--mca", "btl", "self,tcp"]
             if comp == "newrma":
                 cmd += ["--mca", "osc_newrma_shm", "0"]
-        cmd += [self.bench, "--iters", str(self.args.iters), "--reps", str(self.args.reps), row]
-        return cmd, env
+        return cmd + self.program(row), env
+
+    def program(self, row):
+        kind, prog, case = row.split(":")[:3]
+        if kind != "app":
+            return [self.bench, "--iters", str(self.args.iters), "--reps", str(self.args.reps),
+                    row]
+        if prog == "nwchem":
+            return ["nwchem.openmpi", NWCHEM_CASES[case][0]]
+        return [self.args.apps] + APP_KERNELS[f"{prog}:{case}"]
+
+    def run_nwchem(self, comp, mode, row, np):
+        """Seconds to solution in a scratch directory; the energy is kept."""
+        case = row.split(":")[2]
+        inp, pattern = NWCHEM_CASES[case]
+        cmd, env = self.command(comp, mode, row, np)
+        with tempfile.TemporaryDirectory(prefix="newrma-nwchem-") as scratch:
+            shutil.copy(os.path.join(HERE, "apps", inp), scratch)
+            start = time.monotonic()
+            proc = subprocess.Popen(cmd, env=env, cwd=scratch, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            try:
+                out, err = proc.communicate(timeout=max(self.args.timeout, 600))
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate()
+                self.log(comp, mode, row, np, "hang", out, err)
+                return "hang", "-"
+            elapsed = time.monotonic() - start
+        found = re.findall(pattern, out)
+        if proc.returncode != 0 or not found:
+            self.log(comp, mode, row, np, "crash", out, err)
+            return "crash", "-"
+        self.energies.setdefault((mode, row, np, comp), []).append(float(found[-1]))
+        return f"{elapsed:.4g}", "s"
 
     def run(self, comp, mode, row, np):
         """(value or status, unit)."""
         if mode == "network" and comp == "rdma":
             return "n/a", "-"
+        if row.startswith("app:nwchem:"):
+            return self.run_nwchem(comp, mode, row, np)
         cmd, env = self.command(comp, mode, row, np)
         # a session of its own, so that a hung mpirun goes with its ranks
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -162,6 +225,19 @@ def is_number(v):
         return True
     except (TypeError, ValueError):
         return False
+
+
+def check_energies(raw, energies):
+    """An NWChem run whose energy is more than ENERGY_TOLERANCE from the
+    median of every component's runs of that row counts as wrong."""
+    rows = {}
+    for (m, row, np, comp), values in energies.items():
+        rows.setdefault((m, row, np), []).extend(values)
+    for (m, row, np, comp), values in energies.items():
+        ref = statistics.median(rows[(m, row, np)])
+        if any(abs(e - ref) > ENERGY_TOLERANCE for e in values):
+            raw[(m, row, np, comp)] = [("wrong", "s")]
+            print(f"{m} {row} osc/{comp}: energies {values} differ from {ref}", file=sys.stderr)
 
 
 def combine(values):
@@ -306,6 +382,8 @@ def main():
                     "hung (quick 30, full 120)")
     ap.add_argument("--bench", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_bench"),
                     help="the benchmark program (default: %(default)s)")
+    ap.add_argument("--apps", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_apps"),
+                    help="the application kernels' program (default: %(default)s)")
     ap.add_argument("--dsodir", default=os.path.join(TOP, ".libs"),
                     help="directory of mca_osc_newrma.so (default: %(default)s)")
     args = ap.parse_args()
@@ -319,8 +397,12 @@ def main():
     order = [(r, np) for r, np in build_rows(full, args.np_max) if re.search(args.rows, r)]
     if not order:
         sys.exit(f"no row matches {args.rows!r}")
-    if not os.path.exists(args.bench):
-        sys.exit(f"{args.bench} not built: run 'make -C tests all BUILDDIR=..' first")
+    for prog, kinds in ((args.bench, ("lat", "bw", "rate", "empty", "win")), (args.apps, ("app",))):
+        if not os.path.exists(prog) and any(r.split(":")[0] in kinds for r, _ in order):
+            sys.exit(f"{prog} not built: run 'make -C tests all BUILDDIR=..' first")
+    if any(r.startswith("app:nwchem:") for r, _ in order) and not shutil.which("nwchem.openmpi"):
+        sys.exit("nwchem.openmpi not found: apt-get install nwchem-openmpi (scripts/bench.sh "
+                 "does), or leave the NWChem rows out with --rows")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     args.dir = os.path.join(args.out, stamp)
     n = 1
@@ -350,6 +432,7 @@ def main():
                     raw.setdefault((m, row, np, comp), []).append(runner.run(comp, m, row, np))
     if tty:
         sys.stderr.write("\n")
+    check_energies(raw, runner.energies)
     results = {key: (combine([v for v, _ in vals]),
                      next((u for _, u in vals if u != "-"), "-")) for key, vals in raw.items()}
     with open(os.path.join(args.dir, "results.csv"), "w", newline="") as f:

@@ -90,6 +90,8 @@ run_one() { # name np limit variant command...
         timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$1" = "@random" ]; then
         run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${5:-}"; rc=$?
+    elif [ "$1" = "@client" ]; then
+        run_client "$np" "$limit" "$variant" "$log" "${@:2}"; rc=$?
     else
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
             $wrap "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
@@ -127,6 +129,53 @@ run_random() { # np limit variant log flavor epochs sync [acc]
     # the reference run printed " No Errors" as well; keep it for the check
     return $rc
 }
+
+# ARMCI-MPI settings a client program runs under (@client SETTING ...):
+# default (Debian's: every put an MPI_Accumulate(MPI_REPLACE), every get an
+# MPI_Get_accumulate(MPI_NO_OP)), noatomic (plain MPI_Put/MPI_Get), dtype
+# (noncontiguous transfers as one operation on an indexed datatype),
+# strided (strided transfers as one operation on a subarray datatype),
+# create (MPI_Win_create on MPI_Alloc_mem memory, batched transfers)
+client_env() {
+    case "$1" in
+        default) echo "" ;;
+        noatomic) echo "-x ARMCI_RMA_ATOMICITY=0" ;;
+        dtype) echo "-x ARMCI_IOV_METHOD=DIRECT -x ARMCI_RMA_ATOMICITY=0" ;;
+        strided) echo "-x ARMCI_STRIDED_METHOD=DIRECT -x ARMCI_IOV_METHOD=DIRECT" ;;
+        create) echo "-x ARMCI_USE_WIN_ALLOCATE=0 -x ARMCI_IOV_METHOD=BATCHED" ;;
+        *) echo "run.sh: unknown client setting $1" >&2; exit 2 ;;
+    esac
+}
+
+# A client program (tests/clients) under osc/newrma, then, once per
+# program, rank count, setting and arguments, under osc/pt2pt: both check
+# their own data, and their "result" lines must be identical.
+run_client() { # np limit variant log setting program args...
+    local np=$1 limit=$2 variant=$3 log=$4 setting=$5 prog=$6; shift 6
+    local env tag ref
+    env=$(client_env "$setting") || return 2
+    tag=$(echo "$prog.$setting.$np.$*" | tr ' /' '__')
+    ref="$bindir/clients-ref/$tag"; mkdir -p "$bindir/clients-ref"
+    (
+        echo "ARMCI-MPI setting $setting: $env"
+        timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) $env \
+            $wrap "$bindir/clients/$prog" "$@" < /dev/null > "$log.out" 2>&1; rc=$?
+        cat "$log.out"
+        [ $rc = 0 ] || exit 1
+        if [ ! -s "$ref" ]; then
+            timeout -k 5 "$limit" $(mpirun_cmd "$np" pt2pt) $env \
+                "$bindir/clients/$prog" "$@" < /dev/null > "$ref.log" 2>&1 || {
+                echo "the reference run under osc/pt2pt failed:"; tail -n 20 "$ref.log"; exit 1; }
+            grep "^ No Errors" "$ref.log" > /dev/null || { echo "osc/pt2pt: errors"; exit 1; }
+            grep "^result " "$ref.log" > "$ref"
+        fi
+        grep "^result " "$log.out" | diff "$ref" - || { echo "results differ from osc/pt2pt's"; exit 1; }
+        echo "results identical to osc/pt2pt's"
+    ) > "$log" 2>&1
+}
+
+# client reference results belong to this build of the programs
+rm -rf "$bindir/clients-ref"
 
 while read -r name ranks limit variants cmd; do
     case "$name" in ''|\#*) continue ;; esac

@@ -11,6 +11,9 @@
 #  4. The driver (bench/run.py) turns the program's output into a Markdown
 #     table and a CSV, and records a program that hangs, crashes or reports
 #     wrong data as hang, crash or wrong (stand-in programs).
+#  5. Application rows: a halo-exchange kernel row gives a number; an NWChem
+#     run whose energy disagrees with the other components' (a stand-in
+#     nwchem.openmpi) is recorded as wrong.
 # usage: bench.sh BINDIR
 bindir=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -84,5 +87,19 @@ for kind in hang crash wrong; do
     grep -qE "^\| lat put lock allocate 8 B \| - \| $kind \|" "$tmp/res/latest/table-node.md" ||
         { cat "$tmp/out.$kind"; fail "a $kind program was not recorded as $kind"; }
 done
+
+# 5. application rows
+drv --osc newrma,pt2pt --rows '^app:halo:fence' --np-max 2 --apps "$bindir/bench/osc_newrma_apps" \
+    > "$tmp/out.app" || fail "driver on app:halo:fence exited with $?"
+grep -qE "^\| app halo fence np=2 \| us \| [0-9.e+]+ \| [0-9.e+]+ \|" "$tmp/res/latest/table-node.md" ||
+    { cat "$tmp/out.app"; fail "no numbers on the halo-exchange row"; }
+mkdir -p "$tmp/bin"
+printf '#!/bin/bash\ne=-76.25; [ "$OMPI_MCA_osc" = newrma ] && e=-76.2500001\necho " CCSD total energy / hartree       =  $e"\n' \
+    > "$tmp/bin/nwchem.openmpi"
+chmod +x "$tmp/bin/nwchem.openmpi"
+PATH="$tmp/bin:$PATH" drv --osc newrma,rdma,pt2pt --rows '^app:nwchem:ccsd' > "$tmp/out.nw" ||
+    fail "driver on app:nwchem:ccsd exited with $?"
+grep -qE "^\| app nwchem ccsd np=2 \| s \| wrong \| [0-9.e+]+ \| [0-9.e+]+ \|" "$tmp/res/latest/table-node.md" ||
+    { cat "$tmp/out.nw"; fail "an NWChem energy 1e-7 off was not recorded as wrong"; }
 
 [ $errors = 0 ] && echo " No Errors" || { echo "$errors errors"; exit 1; }
