@@ -34,6 +34,7 @@
 #include "osc_newrma_region.h"
 #include "osc_newrma_shm.h"
 #include "osc_newrma_state.h"
+#include "osc_newrma_stats.h"
 #include "osc_newrma_types.h"
 
 BEGIN_C_DECLS
@@ -96,6 +97,8 @@ struct ompi_osc_newrma_component_t {
     int test_fail_rdma;
     int test_fail_packet;
     int test_node_size; /* > 0: simulated nodes of this many world ranks */
+    /** print each window's counters at MPI_Win_free (osc_newrma_stats) */
+    bool stats;
 
     /* ---- state ---- */
     /** verbose stream (osc_newrma_verbose) */
@@ -112,6 +115,8 @@ struct ompi_osc_newrma_component_t {
     /** the same windows as a list (ompi_osc_newrma_module_t::window_item),
      * walked on every progress call: a hash table walk visits every bucket */
     opal_list_t windows;
+    /** counters of freed windows (windows_lock), for the process pvars */
+    ompi_osc_newrma_stats_t stats_retired;
     /** global pools shared by all windows */
     ompi_osc_newrma_pool_t op_global_pool;
     ompi_osc_newrma_pool_t target_global_pool;
@@ -304,6 +309,9 @@ struct ompi_osc_newrma_module_t {
     opal_mutex_t lock_queue_lock;
     /** single-op data buffered in waiters (bounded by lock_data_bytes) */
     size_t lock_data_used;
+
+    /** counters read through MPI_T (osc_newrma_stats.h) */
+    ompi_osc_newrma_stats_t stats;
 };
 
 /** The window of an item of component.windows. */

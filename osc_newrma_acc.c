@@ -690,6 +690,8 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
             }
         }
         target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC;
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC,
+                                op->bytes);
         return acc_issue_atomic(target, op, opcode, raddr, stream);
     }
     if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC == target->acc_channel) {
@@ -699,6 +701,7 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         }
     }
     target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
     return acc_issue_packets(module, target, op, stream);
 }
 

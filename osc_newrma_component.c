@@ -195,7 +195,14 @@ static int component_register(void)
                  "shared-memory and UCX peers of one window side by side as on a cluster; "
                  "0 uses the real nodes (default: 0)",
                  &component.test_node_size, 0);
-    return OMPI_SUCCESS;
+    register_bool("stats",
+                  "Print each window's counters (operations by path and kind, bytes, single-op "
+                  "epochs, piggybacked packets, aggregation, lock waits, pool misses), summed "
+                  "over its ranks, from rank 0 at MPI_Win_free; the same counters are MPI_T "
+                  "performance variables osc_newrma_* (this process) and osc_newrma_win_* "
+                  "(bound to a window) at any time (default: 0)",
+                  &component.stats, false);
+    return ompi_osc_newrma_stats_register();
 }
 
 static int component_open(void)

@@ -79,6 +79,8 @@ static bool direct_entered(ompi_osc_newrma_module_t *module, void *arg)
 int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type)
 {
     direct_wait_t wait = {module->peers[rank].lock, lock_type, 0};
+    uint64_t start;
+    int ret;
 
     /* requests that arrived for my own word draw their tickets first: an
      * application that only locks itself must not starve them */
@@ -91,7 +93,11 @@ int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int ra
     }
     /* the word's owner may have to grant earlier tickets it queued for remote
      * origins: progress (ours, and theirs through the packets they await) */
-    return ompi_osc_newrma_progress_wait(module, direct_entered, &wait);
+    start = ompi_osc_newrma_stats_now_ns();
+    ret = ompi_osc_newrma_progress_wait(module, direct_entered, &wait);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAITS, 1);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAIT_NS, ompi_osc_newrma_stats_now_ns() - start);
+    return ret;
 }
 
 int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type)
@@ -127,6 +133,8 @@ typedef struct {
     bool discarded;
     size_t data_len;
     char *data;
+    /** when the request was queued (statistics: lock_wait_ns) */
+    uint64_t queued_ns;
 } lock_waiter_t;
 
 static void waiter_construct(lock_waiter_t *waiter)
@@ -209,6 +217,8 @@ static void lock_apply_single(ompi_osc_newrma_module_t *module, int32_t src,
 
 static void lock_grant(ompi_osc_newrma_module_t *module, lock_waiter_t *waiter)
 {
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAIT_NS,
+                             ompi_osc_newrma_stats_now_ns() - waiter->queued_ns);
     if (!waiter->single) {
         lock_reply(module, waiter->src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &waiter->hdr, NULL, 0);
     } else if (waiter->discarded) {
@@ -274,6 +284,8 @@ static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_ne
     waiter->src = pkt->hdr.src;
     waiter->lock_type = lock_type;
     waiter->hdr = pkt->hdr;
+    waiter->queued_ns = ompi_osc_newrma_stats_now_ns();
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAITS, 1);
     opal_atomic_add_fetch_32(&module->my_lock->agent_waiting, 1);
     opal_atomic_add_fetch_32(&mca_osc_newrma_component.lock_waiters, 1);
     opal_list_append(&module->lock_queue, &waiter->super);

@@ -524,6 +524,7 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
         found == module) {
         opal_hash_table_remove_value_uint32(&component.modules, module->cid);
         opal_list_remove_item(&component.windows, &module->window_item);
+        ompi_osc_newrma_stats_retire(module);
     }
     opal_mutex_unlock(&component.windows_lock);
 }
@@ -821,7 +822,7 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     ompi_osc_newrma_target_t *target;
-    int ret, slot;
+    int ret, stats_ret, slot;
 
     ompi_osc_newrma_module_lock(module);
     if ((module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
@@ -844,9 +845,14 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    /* osc_newrma_stats: every rank's counters to rank 0's table */
+    stats_ret = ompi_osc_newrma_stats_window_done(module);
     /* nobody may still be accessing my memory */
     ret =
         module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = stats_ret;
+    }
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;

@@ -498,6 +498,12 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+    if ((contig && op_size_as_packets(module, target, op)) ||
+        (!contig && OMPI_OSC_NEWRMA_OP_PUT == op->kind && op_target_fine_grained(op))) {
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
+    } else {
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
+    }
     if (contig && op_size_as_packets(module, target, op)) {
         return OMPI_OSC_NEWRMA_OP_PUT == op->kind
                    ? op_put_packets(module, target, op, s.stream, op->target_addr + (uint64_t) toff)
@@ -742,6 +748,9 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    if (NULL != mem.direct) {
+        ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, bytes);
+    }
     if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind)) {
         return rma_direct_acc(module, a, mem.direct, bytes, &module->peers[a->target].lock->acc_lock);
     }
@@ -894,13 +903,16 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                         int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
     rma_args_t a;
     bool queued;
 
-    if (OPAL_LIKELY(rma_fast(ompi_osc_newrma_module(win), origin_count, origin_dt, target,
-                             target_disp, target_count, target_dt, &f))) {
+    if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
+                             target_dt, &f))) {
         memcpy(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
+        ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
+                                OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
     a = rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target, target_disp,
@@ -912,13 +924,16 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                         int target, ptrdiff_t target_disp, int target_count,
                         struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
     rma_args_t a;
     bool queued;
 
-    if (OPAL_LIKELY(rma_fast(ompi_osc_newrma_module(win), origin_count, origin_dt, target,
-                             target_disp, target_count, target_dt, &f))) {
+    if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
+                             target_dt, &f))) {
         memcpy((char *) origin_addr + f.origin_offset, f.target, f.bytes);
+        ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
+                                OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
     a = rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,

@@ -428,6 +428,9 @@ static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
                 passive_single_may_go(module, target)) {
                 ret = ompi_osc_newrma_pkt_single(module, target, op);
                 if (OMPI_SUCCESS == ret) {
+                    OMPI_OSC_NEWRMA_STAT_ADD(module, SINGLE_OP_EPOCHS, 1);
+                    ompi_osc_newrma_stat_op(&module->stats, op->kind,
+                                            OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
                     target->next_op_to_issue = NULL;
                     target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
                     target->unlock_sent = true;

@@ -92,6 +92,7 @@ static int pkt_send_ep2(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
                        len1 + len2);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
     return ompi_osc_newrma_ucx_am_send2(ep, hdr, sizeof(*hdr), p1, len1, p2, len2);
 }
 
@@ -172,6 +173,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     }
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, dest, len);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
     return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
 }
 
@@ -247,6 +249,7 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
     batch->len += entry;
     batch->count++;
+    OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
                        payload);
@@ -313,6 +316,9 @@ static int pkt_batch_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 {
     int ret;
 
+    if (target->batch.count > 0) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, PIGGYBACKED, 1); /* rides with operations */
+    }
     hdr->count = target->am_sent;
     ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, NULL, 0, NULL, 0);
     if (OMPI_SUCCESS == ret) {
@@ -376,6 +382,7 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
     ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len);
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
+        OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
     }
     return ret;
 }

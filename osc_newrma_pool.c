@@ -19,6 +19,7 @@ int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, op
     OBJ_CONSTRUCT(&pool->lock, opal_mutex_t);
     pool->capacity = capacity;
     pool->created = 0;
+    pool->misses = 0;
     pool->cls = cls;
     pool->shared = shared;
     pool->name = name;
@@ -68,6 +69,9 @@ opal_list_item_t *ompi_osc_newrma_pool_get(ompi_osc_newrma_pool_t *local,
 {
     opal_list_item_t *item = pool_take(local);
 
+    if (NULL == item) {
+        local->misses++;
+    }
     if (NULL == item && NULL != global) {
         OPAL_THREAD_LOCK(&global->lock);
         item = pool_take(global);

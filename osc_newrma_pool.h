@@ -26,6 +26,8 @@ struct ompi_osc_newrma_pool_t {
     size_t capacity;
     /** elements created by this pool so far (on demand, up to capacity) */
     size_t created;
+    /** takes that found no element here (statistics: pool_misses) */
+    size_t misses;
     /** class of the elements (an opal_list_item_t subclass) */
     opal_class_t *cls;
     /** protects the pool when it is shared between windows (global pool) */

@@ -505,6 +505,7 @@ int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_target_t *target;
     int ret;
 
+    OMPI_OSC_NEWRMA_STAT_ADD(module, AGGRESSIVE_CLEANUPS, 1);
     switch (module->win_state) {
         case OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED:
         case OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED:

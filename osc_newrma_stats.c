@@ -1,0 +1,210 @@
+/*
+ * osc/newrma statistics: MPI_T performance variables over the windows'
+ * counters (osc_newrma_stats.h), and the table printed at MPI_Win_free.
+ */
+#include "osc_newrma.h"
+#include "osc_newrma_stats.h"
+
+#include <inttypes.h>
+#include <time.h>
+
+#include "opal/mca/base/mca_base_pvar.h"
+
+#define component mca_osc_newrma_component
+
+typedef struct {
+    const char *name;
+    const char *help;
+} stat_info_t;
+
+static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
+    [OMPI_OSC_NEWRMA_STAT_OPS_DIRECT] = {"ops_direct",
+                                         "Operations done with loads and stores (self, "
+                                         "node-local peers through the shared segment)"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_RDMA] = {"ops_rdma", "Operations issued as UCX RDMA (put/get)"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_PACKET] = {"ops_packet",
+                                         "Operations sent as active-message packets "
+                                         "(aggregated, chunked, or with LOCK/UNLOCK)"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC] = {"ops_atomic", "Operations issued as UCX atomics"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_PUT] = {"ops_put", "MPI_Put and MPI_Rput calls that moved data"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_GET] = {"ops_get", "MPI_Get and MPI_Rget calls that moved data"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_ACC] = {"ops_acc", "MPI_Accumulate and MPI_Raccumulate calls"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_GET_ACC] = {"ops_get_acc",
+                                          "MPI_Get_accumulate, MPI_Rget_accumulate and "
+                                          "MPI_Fetch_and_op calls"},
+    [OMPI_OSC_NEWRMA_STAT_OPS_CAS] = {"ops_cas", "MPI_Compare_and_swap calls"},
+    [OMPI_OSC_NEWRMA_STAT_BYTES] = {"bytes", "Bytes of target data the operations covered"},
+    [OMPI_OSC_NEWRMA_STAT_SINGLE_OP_EPOCHS] = {"single_op_epochs",
+                                               "Lock epochs sent as one message with their "
+                                               "only operation (LOCK + op + UNLOCK)"},
+    [OMPI_OSC_NEWRMA_STAT_PIGGYBACKED] = {"piggybacked",
+                                          "RMA_DONE, UNLOCK and COMPLETE packets carried in "
+                                          "the same message as operations"},
+    [OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED] = {"packets_aggregated",
+                                                 "Packets packed into aggregated messages"},
+    [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
+    [OMPI_OSC_NEWRMA_STAT_LOCK_WAITS] = {"lock_waits",
+                                         "Lock requests that waited: a node-local lock taken "
+                                         "after spinning, a remote request queued here"},
+    [OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS] = {"lock_wait_ns",
+                                           "Nanoseconds those lock requests waited"},
+    [OMPI_OSC_NEWRMA_STAT_POOL_MISSES] = {"pool_misses",
+                                          "Operation or target elements not found in the "
+                                          "window's pool (taken from the global pool, or "
+                                          "after a cleanup)"},
+    [OMPI_OSC_NEWRMA_STAT_AGGRESSIVE_CLEANUPS] = {"aggressive_cleanups",
+                                                  "Aggressive cleanups: both pools empty, "
+                                                  "operations completed to free elements"},
+};
+
+uint64_t ompi_osc_newrma_stats_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+void ompi_osc_newrma_stats_read(ompi_osc_newrma_module_t *module, ompi_osc_newrma_stats_t *out)
+{
+    *out = module->stats;
+    out->c[OMPI_OSC_NEWRMA_STAT_POOL_MISSES] += module->op_pool.misses + module->target_pool.misses;
+}
+
+static void stats_add(ompi_osc_newrma_stats_t *sum, const ompi_osc_newrma_stats_t *add)
+{
+    for (int i = 0; i < OMPI_OSC_NEWRMA_STAT_MAX; ++i) {
+        sum->c[i] += add->c[i];
+    }
+}
+
+/* Caller holds windows_lock: the window leaves component.windows, its
+ * counts stay in the process totals. */
+void ompi_osc_newrma_stats_retire(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_stats_t mine;
+
+    ompi_osc_newrma_stats_read(module, &mine);
+    stats_add(&component.stats_retired, &mine);
+}
+
+/* ---- MPI_T ---- */
+
+static int pvar_process_value(const mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    int index = (int) (intptr_t) pvar->ctx;
+    ompi_osc_newrma_stats_t sum, one;
+    opal_list_item_t *item;
+
+    (void) obj;
+    opal_mutex_lock(&component.windows_lock);
+    sum = component.stats_retired;
+    OPAL_LIST_FOREACH (item, &component.windows, opal_list_item_t) {
+        ompi_osc_newrma_stats_read(ompi_osc_newrma_window_of(item), &one);
+        stats_add(&sum, &one);
+    }
+    opal_mutex_unlock(&component.windows_lock);
+    *(unsigned long long *) value = sum.c[index];
+    return OPAL_SUCCESS;
+}
+
+/* The window a bound handle names, if osc/newrma serves it. */
+static ompi_osc_newrma_module_t *pvar_window(void *obj)
+{
+    ompi_win_t *win = obj;
+
+    if (NULL == win || NULL == win->w_osc_module ||
+        win->w_osc_module->osc_free != ompi_osc_newrma_free) {
+        return NULL;
+    }
+    return ompi_osc_newrma_module(win);
+}
+
+static int pvar_window_value(const mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    ompi_osc_newrma_module_t *module = pvar_window(obj);
+    ompi_osc_newrma_stats_t stats;
+
+    if (NULL == module) {
+        *(unsigned long long *) value = 0; /* another component's window */
+        return OPAL_SUCCESS;
+    }
+    ompi_osc_newrma_stats_read(module, &stats);
+    *(unsigned long long *) value = stats.c[(int) (intptr_t) pvar->ctx];
+    return OPAL_SUCCESS;
+}
+
+static int pvar_window_notify(mca_base_pvar_t *pvar, mca_base_pvar_event_t event, void *obj,
+                              int *count)
+{
+    (void) pvar;
+    (void) obj;
+    if (MCA_BASE_PVAR_HANDLE_BIND == event) {
+        *count = 1;
+    }
+    return OPAL_SUCCESS;
+}
+
+static int register_one(int index, bool window)
+{
+    char name[64], help[320];
+    int cls = OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS == index ? MCA_BASE_PVAR_CLASS_TIMER
+                                                        : MCA_BASE_PVAR_CLASS_COUNTER;
+
+    snprintf(name, sizeof(name), "%s%s", window ? "win_" : "", stat_info[index].name);
+    snprintf(help, sizeof(help), "%s (%s)", stat_info[index].help,
+             window ? "this window: bind the handle to an MPI_Win"
+                    : "this process: every osc/newrma window, freed ones included");
+    return mca_base_component_pvar_register(
+        &component.super.osc_version, name, help, OPAL_INFO_LVL_4, cls,
+        MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        window ? MCA_BASE_VAR_BIND_MPI_WIN : MCA_BASE_VAR_BIND_NO_OBJECT,
+        MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        window ? pvar_window_value : pvar_process_value, NULL, window ? pvar_window_notify : NULL,
+        (void *) (intptr_t) index);
+}
+
+int ompi_osc_newrma_stats_register(void)
+{
+    for (int i = 0; i < OMPI_OSC_NEWRMA_STAT_MAX; ++i) {
+        int ret = register_one(i, false);
+
+        if (ret >= 0) {
+            ret = register_one(i, true);
+        }
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ---- the table at MPI_Win_free ---- */
+
+static void stats_print(ompi_osc_newrma_module_t *module, const uint64_t *sum)
+{
+    opal_output(0, "osc/newrma: window %u statistics, summed over its %d ranks:", module->cid,
+                module->comm_size);
+    for (int i = 0; i < OMPI_OSC_NEWRMA_STAT_MAX; ++i) {
+        opal_output(0, "osc/newrma:   %-20s %" PRIu64, stat_info[i].name, sum[i]);
+    }
+}
+
+int ompi_osc_newrma_stats_window_done(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_stats_t mine;
+    uint64_t sum[OMPI_OSC_NEWRMA_STAT_MAX];
+    ompi_communicator_t *comm = module->comm;
+    int ret;
+
+    if (!component.stats) {
+        return OMPI_SUCCESS;
+    }
+    ompi_osc_newrma_stats_read(module, &mine);
+    ret = comm->c_coll->coll_reduce(mine.c, sum, OMPI_OSC_NEWRMA_STAT_MAX, MPI_UINT64_T, MPI_SUM,
+                                    0, comm, comm->c_coll->coll_reduce_module);
+    if (OMPI_SUCCESS == ret && 0 == module->my_rank) {
+        stats_print(module, sum);
+    }
+    return ret;
+}

@@ -1,0 +1,78 @@
+/*
+ * osc/newrma statistics: counters per window, read per window and per
+ * process through MPI_T performance variables (osc_newrma_<name> and
+ * osc_newrma_win_<name>, bound to MPI_Win) and printed at MPI_Win_free with
+ * --mca osc_newrma_stats 1.
+ *
+ * Counters are plain increments of the window's own array, on the paths
+ * that already hold the window (the node-local fast path included: one add,
+ * no atomic).  Under MPI_THREAD_MULTIPLE, threads issuing on one window at
+ * once may lose increments: the counts are then a lower bound.
+ */
+#ifndef OSC_NEWRMA_STATS_H
+#define OSC_NEWRMA_STATS_H
+
+#include <stdint.h>
+
+#include "osc_newrma_types.h"
+
+typedef enum {
+    /* operations by the path that carried them */
+    OMPI_OSC_NEWRMA_STAT_OPS_DIRECT = 0, /**< load/store or memcpy (self, node-local) */
+    OMPI_OSC_NEWRMA_STAT_OPS_RDMA,       /**< UCX put/get */
+    OMPI_OSC_NEWRMA_STAT_OPS_PACKET,     /**< active-message packets */
+    OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC,     /**< UCX atomics */
+    /* operations by kind, in ompi_osc_newrma_op_kind_t order */
+    OMPI_OSC_NEWRMA_STAT_OPS_PUT,
+    OMPI_OSC_NEWRMA_STAT_OPS_GET,
+    OMPI_OSC_NEWRMA_STAT_OPS_ACC,
+    OMPI_OSC_NEWRMA_STAT_OPS_GET_ACC,
+    OMPI_OSC_NEWRMA_STAT_OPS_CAS,
+    OMPI_OSC_NEWRMA_STAT_BYTES,
+    OMPI_OSC_NEWRMA_STAT_SINGLE_OP_EPOCHS,
+    OMPI_OSC_NEWRMA_STAT_PIGGYBACKED,
+    OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED,
+    OMPI_OSC_NEWRMA_STAT_MESSAGES,
+    OMPI_OSC_NEWRMA_STAT_LOCK_WAITS,
+    OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS,
+    OMPI_OSC_NEWRMA_STAT_POOL_MISSES,
+    OMPI_OSC_NEWRMA_STAT_AGGRESSIVE_CLEANUPS,
+    OMPI_OSC_NEWRMA_STAT_MAX
+} ompi_osc_newrma_stat_t;
+
+typedef struct {
+    uint64_t c[OMPI_OSC_NEWRMA_STAT_MAX];
+} ompi_osc_newrma_stats_t;
+
+#define OMPI_OSC_NEWRMA_STAT_ADD(module, name, n)                                                  \
+    ((module)->stats.c[OMPI_OSC_NEWRMA_STAT_##name] += (uint64_t) (n))
+
+/** One operation of @p kind and @p bytes issued on @p path. */
+static inline void ompi_osc_newrma_stat_op(ompi_osc_newrma_stats_t *stats,
+                                           ompi_osc_newrma_op_kind_t kind,
+                                           ompi_osc_newrma_stat_t path, size_t bytes)
+{
+    stats->c[path]++;
+    stats->c[OMPI_OSC_NEWRMA_STAT_OPS_PUT + kind]++;
+    stats->c[OMPI_OSC_NEWRMA_STAT_BYTES] += bytes;
+}
+
+/** Monotonic nanoseconds, for the lock wait timer. */
+uint64_t ompi_osc_newrma_stats_now_ns(void);
+
+/** Register the MPI_T performance variables (component registration). */
+int ompi_osc_newrma_stats_register(void);
+
+/** @p module's counters, pool misses included. */
+void ompi_osc_newrma_stats_read(ompi_osc_newrma_module_t *module, ompi_osc_newrma_stats_t *out);
+
+/** Caller holds windows_lock and takes @p module out of component.windows:
+ * its counts join the process totals. */
+void ompi_osc_newrma_stats_retire(ompi_osc_newrma_module_t *module);
+
+/** At MPI_Win_free, collectively: add the window's counters to the
+ * process totals, and with osc_newrma_stats print rank 0's table of the
+ * window's counters summed over its ranks. */
+int ompi_osc_newrma_stats_window_done(ompi_osc_newrma_module_t *module);
+
+#endif
