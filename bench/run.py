@@ -86,6 +86,7 @@ def build_rows(full, np_max):
     for np in range(3, np_max + 1):
         for flavor in (FLAVORS if full else ["allocate"]):
             rows.append((f"win:-:-:{flavor}:-", np))
+        rows.append(("empty:-:lockall:allocate:-", np))
     for case in NWCHEM_CASES:
         rows.append((f"app:nwchem:{case}:-:-", 2))
     for kernel in APP_KERNELS:
@@ -102,7 +103,7 @@ def row_label(row, np):
     if kind == "app":
         return f"app {op} {sync} np={np}"
     if kind == "empty":
-        return f"empty {sync} {flavor}"
+        return f"empty {sync} {flavor}" + (f" np={np}" if np > 2 else "")
     return f"{kind} {op} {sync} {flavor} {human(int(size))}"
 
 
@@ -128,6 +129,7 @@ class Runner:
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         self.energies = {}  # (mode, row, np, comp) -> NWChem energies, one per round
+        self.spreads = {}  # (mode, row, np, comp) -> (min, max) of the repetitions, per round
 
     def command(self, comp, mode, row, np):
         cmd = ["mpirun", "-np", str(np), "--oversubscribe", "--bind-to", "none",
@@ -205,6 +207,10 @@ class Runner:
                 value = "n/a"
             if proc.returncode != 0 and value not in ("wrong", "n/a"):
                 value = "crash"
+            s = re.search(r"^SPREAD \S+ (\S+) (\S+)", out, re.M)
+            if s and is_number(value) and is_number(s.group(1)) and is_number(s.group(2)):
+                self.spreads.setdefault((mode, row, np, comp), []).append(
+                    (float(s.group(1)), float(s.group(2))))
         if value in STATUS_ORDER and value != "n/a":
             self.log(comp, mode, row, np, value, out, err)
         return value, unit
@@ -248,44 +254,182 @@ def combine(values):
     return f"{statistics.median(float(v) for v in values):.4g}"
 
 
+def spread_of(values, spreads):
+    """(min, max) over the rounds' values and the repetitions' spreads, or
+    None when a round gave no number."""
+    if not values or not all(is_number(v) for v in values):
+        return None
+    nums = [float(v) for v in values]
+    return (min(nums + [lo for lo, _ in spreads]), max(nums + [hi for _, hi in spreads]))
+
+
+def overlap(a, b):
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
+
+
 def ratio_cell(newrma, others, unit):
-    """(cell text, verdict) with verdict win / loss / tie / None."""
-    nums = [float(v) for v in others if is_number(v)]
-    if not is_number(newrma):
-        return (f"{newrma}", "loss") if nums else ("-", None)
+    """(cell text, verdict, ratio with wins below 1) for newrma = (value,
+    spread) against others [(value, spread)]; verdict win / loss / tie /
+    None.  Within 3%, or with newrma's spread overlapping the best other's,
+    the row is a tie."""
+    nums = [(float(v), s) for v, s in others if is_number(v)]
+    value, spread = newrma
+    if not is_number(value):
+        return (f"{value}", "loss", None) if nums else ("-", None, None)
     if not nums:
-        return ("only newrma", "win") if others else ("-", None)
+        return ("only newrma", "win", None) if others else ("-", None, None)
     higher = unit in UNITS_HIGHER_BETTER
-    best = max(nums) if higher else min(nums)
-    r = float(newrma) / best if best > 0 else float("inf")
+    best, best_spread = (max if higher else min)(nums, key=lambda n: n[0])
+    r = float(value) / best if best > 0 else float("inf")
+    plot_r = (1 / r if r > 0 else float("inf")) if higher else r
     better = r > 1 if higher else r < 1
     if abs(r - 1) <= 0.03:
-        return f"{r:.2f} ≈", "tie"
-    return (f"**{r:.2f} win**", "win") if better else (f"{r:.2f} loss", "loss")
+        return f"{r:.2f} ≈", "tie", plot_r
+    if overlap(spread, best_spread):
+        return f"{r:.2f} ≈ (spreads overlap)", "tie", plot_r
+    return ((f"**{r:.2f} win**", "win", plot_r) if better else (f"{r:.2f} loss", "loss", plot_r))
 
 
-def write_table(path, mode, comps, results, order, meta):
+def value_cell(value, spread):
+    if spread is None or spread[0] == spread[1]:
+        return value
+    return f"{value} ({spread[0]:.4g}–{spread[1]:.4g})"
+
+
+def write_table(path, mode, comps, results, spreads, order, meta):
+    """The Markdown table; returns it and [(row label, ratio)] for the
+    summary plot."""
     lines = [f"### {mode} mode: {meta}", "",
              "| row | unit | " + " | ".join(comps) + " | newrma / best other |",
              "|---|---|" + "---|" * len(comps) + "---|"]
     tally = {"win": 0, "loss": 0, "tie": 0}
+    ratios = []
     for row, np in order:
         cells = {c: results.get((mode, row, np, c), ("-", "-")) for c in comps}
+        spr = {c: spreads.get((mode, row, np, c)) for c in comps}
         unit = next((u for v, u in cells.values() if u != "-"), "-")
-        vals = [cells[c][0] for c in comps]
-        text, verdict = ("-", None)
+        vals = [value_cell(cells[c][0], spr[c]) for c in comps]
+        text, verdict, r = ("-", None, None)
         if "newrma" in comps:
-            others = [cells[c][0] for c in comps if c != "newrma" and cells[c][0] != "n/a"]
-            text, verdict = ratio_cell(cells["newrma"][0], others, unit)
+            others = [(cells[c][0], spr[c]) for c in comps
+                      if c != "newrma" and cells[c][0] != "n/a"]
+            text, verdict, r = ratio_cell((cells["newrma"][0], spr["newrma"]), others, unit)
         if verdict:
             tally[verdict] += 1
+        if r is not None:
+            ratios.append((row_label(row, np), r, verdict or "tie"))
         lines.append(f"| {row_label(row, np)} | {unit} | " + " | ".join(vals) + f" | {text} |")
     lines += ["", f"newrma: {tally['win']} wins, {tally['loss']} losses, {tally['tie']} ties "
-              "(within 3%) against the best other component per row; time rows: lower is "
-              "better, MB/s and Mmsg/s: higher is better.", ""]
+              "(within 3%, or newrma's spread overlapping the best other's) against the best "
+              "other component per row; cells: median (min–max over repetitions and rounds); "
+              "time rows: lower is better, MB/s and Mmsg/s: higher is better.", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
-    return "\n".join(lines)
+    return "\n".join(lines), ratios
+
+
+def scaling_plot(outdir, mode, comps, results, order):
+    """plots/scaling-MODE-ROW.png: window creation and empty lock_all epochs
+    against the number of ranks, a line per component."""
+    if not shutil.which("gnuplot"):
+        return
+    groups = {}
+    for row, np in order:
+        if row.startswith(("win:", "empty:-:lockall:")):
+            groups.setdefault(row, []).append((np, row, np))
+    for row, pts in groups.items():
+        base = f"scaling-{mode}-{row.replace(':', '_').replace('-', '')}"
+        series = line_series(outdir, base, mode, comps, results, pts) if len(pts) > 1 else []
+        if series:
+            title = row_label(row, 0).replace(" np=0", "")
+            line_plot(outdir, base, [f"set title '{title} ({mode}) against ranks'",
+                                     "set logscale y", "set xlabel 'ranks'", "set ylabel 'us'"],
+                      series)
+
+
+def summary_plot(outdir, mode, ratios):
+    """summary-MODE.png: newrma / best other per row on a log axis, wins
+    left of 1 (rates inverted so that left is better everywhere); wins
+    green, losses red, ties (spreads overlap) grey."""
+    if not shutil.which("gnuplot") or not ratios:
+        return
+    dat = os.path.join(outdir, "plots", f"summary-{mode}.dat")
+    colour = {"win": 1, "loss": 2, "tie": 3}
+    with open(dat, "w") as f:
+        for i, (label, r, verdict) in enumerate(ratios):
+            f.write(f"{i} {max(min(r, 1000.0), 0.001):.6g} \"{label}\" {colour[verdict]}\n")
+    height = max(400, 14 * len(ratios) + 120)
+    script = "\n".join([
+        (f"set terminal pngcairo noenhanced size 900,{height}" if has_pngcairo()
+         else f"set terminal png noenhanced size 900,{height}"),
+        f"set output '{os.path.join(outdir, f'summary-{mode}.png')}'",
+        f"set title 'newrma / best other, {mode} mode: left of 1 newrma is faster'",
+        "set logscale x 2", "set xlabel 'ratio'", "set ytics font ',7'",
+        f"set yrange [-1:{len(ratios)}] reverse", "set grid xtics",
+        "set palette defined (1 '#1a9850', 2 '#d73027', 3 '#999999')",
+        "set cbrange [1:3]", "unset colorbox",
+        "set arrow from 1, graph 0 to 1, graph 1 nohead lw 2",
+        f"plot '{dat}' using 2:1:4:ytic(3) with points pt 7 ps 1.2 lc palette notitle", ""])
+    subprocess.run(["gnuplot"], input=script, text=True, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def read_csv(path):
+    """(mode, row, np, component) -> (value, min, max) of an earlier run."""
+    out = {}
+    with open(path, newline="") as f:
+        for rec in csv.DictReader(f):
+            row = ":".join(rec[k] for k in ("kind", "op", "sync", "flavor", "size"))
+            v = rec["value"]
+            lo, hi = rec.get("min") or v, rec.get("max") or v
+            out[(rec["mode"], row, int(rec["np"]), rec["component"])] = (v, lo, hi)
+    return out
+
+
+def compare(old_dir, results, spreads):
+    """The rows that moved by more than their spread since OLD_DIR's run:
+    each run's median outside the other run's (min, max)."""
+    old = read_csv(os.path.join(old_dir, "results.csv"))
+    moved = []
+    for key, (value, unit) in sorted(results.items()):
+        if key not in old or not is_number(value) or not is_number(old[key][0]):
+            continue
+        v, (ov, olo, ohi) = float(value), old[key]
+        ov, olo, ohi = float(ov), float(olo), float(ohi)
+        lo, hi = spreads.get(key) or (v, v)
+        if (v > ohi and ov < lo) or (v < olo and ov > hi):
+            m, row, np, comp = key
+            moved.append(f"  {m} {row_label(row, np)} osc/{comp}: {ov:.4g} -> {v:.4g} {unit} "
+                         f"({v / ov:.2f}x; before {olo:.4g}-{ohi:.4g}, now {lo:.4g}-{hi:.4g})")
+    print(f"compared with {old_dir}: {len(moved)} rows moved by more than their spread")
+    print("\n".join(moved))
+
+
+def line_series(outdir, base, mode, comps, results, pts):
+    """gnuplot series, one per component with numbers, of points [(x, row,
+    np)] (their data files in plots/)."""
+    series = []
+    for c in comps:
+        data = [(x, results.get((mode, row, np, c), ("-",))[0]) for x, row, np in pts]
+        data = [(x, float(v)) for x, v in data if is_number(v)]
+        if not data:
+            continue
+        dat = os.path.join(outdir, "plots", f"{base}.{c}.dat")
+        with open(dat, "w") as f:
+            f.writelines(f"{x} {v}\n" for x, v in data)
+        series.append(f"'{dat}' using 1:2 with linespoints title 'osc/{c}'")
+    return series
+
+
+def line_plot(outdir, base, settings, series):
+    """plots/BASE.png of @p series under gnuplot @p settings."""
+    script = "\n".join([
+        ("set terminal pngcairo noenhanced size 800,500" if has_pngcairo()
+         else "set terminal png noenhanced size 800,500"),
+        f"set output '{os.path.join(outdir, 'plots', base + '.png')}'"] + settings +
+        ["set key left top", "set grid", "plot " + ", ".join(series), ""])
+    subprocess.run(["gnuplot"], input=script, text=True, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def plot(outdir, mode, comps, results, order):
@@ -299,31 +443,13 @@ def plot(outdir, mode, comps, results, order):
         if kind in ("lat", "bw"):
             groups.setdefault((kind, op, sync, flavor), []).append((int(size), row, np))
     for (kind, op, sync, flavor), pts in groups.items():
-        if len(pts) < 2:
-            continue
         base = f"{mode}-{kind}-{op}-{sync}-{flavor}"
-        series = []
-        for c in comps:
-            data = [(s, results.get((mode, row, np, c), ("-",))[0]) for s, row, np in pts]
-            data = [(s, float(v)) for s, v in data if is_number(v)]
-            if not data:
-                continue
-            dat = os.path.join(outdir, "plots", f"{base}.{c}.dat")
-            with open(dat, "w") as f:
-                f.writelines(f"{s} {v}\n" for s, v in data)
-            series.append(f"'{dat}' using 1:2 with linespoints title 'osc/{c}'")
-        if not series:
-            continue
-        ylabel = "latency (us)" if kind == "lat" else "bandwidth (MB/s)"
-        title = f"{kind} {op} {sync} {flavor} ({mode})"
-        script = "\n".join([
-            "set terminal pngcairo size 800,500" if has_pngcairo() else "set terminal png size 800,500",
-            f"set output '{os.path.join(outdir, 'plots', base + '.png')}'",
-            f"set title '{title}'", "set logscale xy", "set xlabel 'size (bytes)'",
-            f"set ylabel '{ylabel}'", "set key left top", "set grid",
-            "plot " + ", ".join(series), ""])
-        subprocess.run(["gnuplot"], input=script, text=True, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        series = line_series(outdir, base, mode, comps, results, pts) if len(pts) > 1 else []
+        if series:
+            ylabel = "latency (us)" if kind == "lat" else "bandwidth (MB/s)"
+            line_plot(outdir, base, [f"set title '{kind} {op} {sync} {flavor} ({mode})'",
+                                     "set logscale xy", "set xlabel 'size (bytes)'",
+                                     f"set ylabel '{ylabel}'"], series)
 
 
 _PNGCAIRO = None
@@ -382,6 +508,9 @@ def main():
                     "hung (quick 30, full 120)")
     ap.add_argument("--bench", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_bench"),
                     help="the benchmark program (default: %(default)s)")
+    ap.add_argument("--compare", metavar="OLD_DIR",
+                    help="after the run, print the rows that moved by more than their spread "
+                    "since the run in OLD_DIR (a results/<timestamp> directory)")
     ap.add_argument("--apps", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_apps"),
                     help="the application kernels' program (default: %(default)s)")
     ap.add_argument("--dsodir", default=os.path.join(TOP, ".libs"),
@@ -435,25 +564,34 @@ def main():
     check_energies(raw, runner.energies)
     results = {key: (combine([v for v, _ in vals]),
                      next((u for _, u in vals if u != "-"), "-")) for key, vals in raw.items()}
+    spreads = {key: spread_of([v for v, _ in vals], runner.spreads.get(key, []))
+               for key, vals in raw.items()}
     with open(os.path.join(args.dir, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["mode", "kind", "op", "sync", "flavor", "size", "np", "component", "value",
-                    "unit", "rounds"])
-        for (m, row, np, comp), (value, unit) in results.items():
+                    "unit", "rounds", "min", "max"])
+        for key, (value, unit) in results.items():
+            m, row, np, comp = key
+            lo, hi = spreads[key] or ("", "")
             w.writerow([m] + row.split(":") + [np, comp, value, unit,
-                                              " ".join(v for v, _ in raw[(m, row, np, comp)])])
+                                              " ".join(v for v, _ in raw[key]), lo, hi])
     tables = []
     for m in modes:
-        tables.append(write_table(os.path.join(args.dir, f"table-{m}.md"), m, comps, results,
-                                  order, meta))
+        table, ratios = write_table(os.path.join(args.dir, f"table-{m}.md"), m, comps, results,
+                                    spreads, order, meta)
+        tables.append(table)
         plot(args.dir, m, comps, results, order)
+        scaling_plot(args.dir, m, comps, results, order)
+        summary_plot(args.dir, m, ratios)
     latest = os.path.join(args.out, "latest")
     if os.path.islink(latest) or os.path.exists(latest):
         os.remove(latest)
     os.symlink(stamp, latest)
     print("\n".join(tables))
-    print(f"results: {args.dir} (results.csv, table-*.md, plots/*.png, logs/ of failed rows); "
-          f"{int(time.time() - start)} s")
+    print(f"results: {args.dir} (summary-*.png, results.csv, table-*.md, plots/*.png, logs/ "
+          f"of failed rows); {int(time.time() - start)} s")
+    if args.compare:
+        compare(args.compare, results, spreads)
 
 
 if __name__ == "__main__":

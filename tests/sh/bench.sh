@@ -23,6 +23,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 errors=0
 fail() { echo "FAIL: $*"; errors=$((errors + 1)); }
+# a table cell: the median, and the spread (min–max) when there is one
+num='[0-9.e+-]+( \([0-9.e+-]+–[0-9.e+-]+\))?'
 
 rows="lat:put:lock:allocate:8 lat:get:flush:create:4096 lat:acc:fence:allocate:64
 lat:gacc:flush_local:dynamic:64 lat:fop:pscw:shared:8 lat:cas:lock:create:8
@@ -48,6 +50,10 @@ for path in "" "--mca osc_newrma_shm 0"; do
         echo "$out" | grep -qE "^RESULT $row [0-9.]+(e[+-][0-9]+)? (us|MB/s|Mmsg/s)$" ||
             fail "$row: no well-formed number ($path)"
         echo "$out" | grep -qE "^RESULT $row 0(\.0*)? " && fail "$row: zero ($path)"
+        echo "$out" | awk -v r="$row" '$1 == "RESULT" && $2 == r { v = $3 }
+            $1 == "SPREAD" && $2 == r { n++; lo = $3; hi = $4 }
+            END { exit !(n == 1 && lo <= v && v <= hi) }' ||
+            fail "$row: no SPREAD line around the value ($path)"
     done
 done
 
@@ -70,9 +76,9 @@ out=$(drv --osc newrma,pt2pt --rows '^lat:put:lock:allocate:8$|^empty:-:fence' -
 echo "$out"
 table="$tmp/res/latest/table-node.md" csv="$tmp/res/latest/results.csv"
 grep -q "^| row | unit | newrma | pt2pt | newrma / best other |$" "$table" || fail "table header"
-grep -qE "^\| lat put lock allocate 8 B \| us \| [0-9.e+]+ \| [0-9.e+]+ \| .*(win|loss|≈)" "$table" ||
+grep -qE "^\| lat put lock allocate 8 B \| us \| $num \| $num \| .*(win|loss|≈)" "$table" ||
     fail "table row for lat put lock"
-grep -qE "^\| empty fence allocate \| us \| [0-9.e+]+ \| [0-9.e+]+ \|" "$table" || fail "table row for empty fence"
+grep -qE "^\| empty fence allocate \| us \| $num \| $num \|" "$table" || fail "table row for empty fence"
 [ "$(grep -c '^node,' "$csv")" = 4 ] || fail "CSV: expected 4 data lines"
 grep -qE "^node,lat,put,lock,allocate,8,2,newrma,[0-9.e+]+,us," "$csv" || fail "CSV line for newrma"
 
@@ -91,7 +97,7 @@ done
 # 5. application rows
 drv --osc newrma,pt2pt --rows '^app:halo:fence' --np-max 2 --apps "$bindir/bench/osc_newrma_apps" \
     > "$tmp/out.app" || fail "driver on app:halo:fence exited with $?"
-grep -qE "^\| app halo fence np=2 \| us \| [0-9.e+]+ \| [0-9.e+]+ \|" "$tmp/res/latest/table-node.md" ||
+grep -qE "^\| app halo fence np=2 \| us \| $num \| $num \|" "$tmp/res/latest/table-node.md" ||
     { cat "$tmp/out.app"; fail "no numbers on the halo-exchange row"; }
 mkdir -p "$tmp/bin"
 printf '#!/bin/bash\ne=-76.25; [ "$OMPI_MCA_osc" = newrma ] && e=-76.2500001\necho " CCSD total energy / hartree       =  $e"\n' \
@@ -99,7 +105,31 @@ printf '#!/bin/bash\ne=-76.25; [ "$OMPI_MCA_osc" = newrma ] && e=-76.2500001\nec
 chmod +x "$tmp/bin/nwchem.openmpi"
 PATH="$tmp/bin:$PATH" drv --osc newrma,rdma,pt2pt --rows '^app:nwchem:ccsd' > "$tmp/out.nw" ||
     fail "driver on app:nwchem:ccsd exited with $?"
-grep -qE "^\| app nwchem ccsd np=2 \| s \| wrong \| [0-9.e+]+ \| [0-9.e+]+ \|" "$tmp/res/latest/table-node.md" ||
+grep -qE "^\| app nwchem ccsd np=2 \| s \| wrong \| $num \| $num \|" "$tmp/res/latest/table-node.md" ||
     { cat "$tmp/out.nw"; fail "an NWChem energy 1e-7 off was not recorded as wrong"; }
+
+# 6. spreads: a row is a tie when newrma's spread overlaps the best other's;
+# --compare lists the rows that moved by more than their spread
+python3 - "$top/bench" <<'PYEOF' || fail "ratio_cell does not call overlapping spreads a tie"
+import sys
+sys.path.insert(0, sys.argv[1])
+import run
+assert run.ratio_cell(("1.0", (0.9, 1.2)), [("1.1", (1.05, 1.3))], "us")[1] == "tie"
+assert run.ratio_cell(("1.0", (0.9, 1.0)), [("1.5", (1.4, 1.6))], "us")[1] == "win"
+assert run.ratio_cell(("100", (95, 110)), [("50", (45, 55))], "MB/s")[1] == "win"
+PYEOF
+printf '#!/bin/bash\n[ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo "RESULT ${!#} $V us" && echo "SPREAD ${!#} $LO $HI"\nexit 0\n' \
+    > "$tmp/fixed.sh"
+chmod +x "$tmp/fixed.sh"
+V=10 LO=9 HI=11 drv --osc newrma --rows '^lat:put:lock:allocate:8$' --bench "$tmp/fixed.sh" > "$tmp/out.fixed" ||
+    fail "driver with a fixed-value program exited with $?"
+old=$(readlink -f "$tmp/res/latest")
+V=10.5 LO=10 HI=12 drv --osc newrma --rows '^lat:put:lock:allocate:8$' --bench "$tmp/fixed.sh" \
+    --compare "$old" > "$tmp/out.same" || fail "driver --compare exited with $?"
+grep -q "0 rows moved" "$tmp/out.same" || { cat "$tmp/out.same"; fail "--compare: a row within its spread moved"; }
+V=20 LO=19 HI=21 drv --osc newrma --rows '^lat:put:lock:allocate:8$' --bench "$tmp/fixed.sh" \
+    --compare "$old" > "$tmp/out.moved" || fail "driver --compare exited with $?"
+grep -q "1 rows moved" "$tmp/out.moved" && grep -q "lat put lock allocate 8 B osc/newrma: 10 -> 20" "$tmp/out.moved" ||
+    { cat "$tmp/out.moved"; fail "--compare: a row that doubled was not listed"; }
 
 [ $errors = 0 ] && echo " No Errors" || { echo "$errors errors"; exit 1; }

@@ -15,8 +15,14 @@ asan=$(gcc -print-file-name=libasan.so)
 [ -e "$asan" ] || { echo "libasan is not installed (gcc's libasan8)"; exit 1; }
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
-(cd "$src" && git ls-files -co --exclude-standard | grep -v '^tests/' | tar -cf - -T -) |
-    tar -C "$build" -xf - || exit 1
+# the sources: git's list in a checkout, everything but tests and build
+# products in a release tarball's tree (make distcheck)
+if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
+    (cd "$src" && git ls-files -co --exclude-standard | grep -v '^tests/' | tar -cf - -T -)
+else
+    (cd "$src" && tar -cf - --exclude=./tests --exclude=./tests-out --exclude=./_build \
+        --exclude=./.libs --exclude='*.o' --exclude='*.lo' .)
+fi | tar -C "$build" -xf - || exit 1
 (cd "$build" && ./autogen.sh && ./configure --enable-sanitizers && make -j2) \
     > "$build/build.log" 2>&1 || { tail -20 "$build/build.log"; echo "sanitizer build failed"; exit 1; }
 export NEWRMA_TEST_MPIRUN_ARGS="-x LD_PRELOAD=$asan \
