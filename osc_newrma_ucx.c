@@ -70,11 +70,6 @@ static bool ucx_want_cpu_atomics(void)
  * (osc_newrma_aggregate_bytes, plus room for the BATCH header and UCX's
  * own) unless the user set UCX_TCP_RX_SEG_SIZE.  ucp_config_modify takes
  * the transport's key without its "TCP_" prefix. */
-static bool ucx_want_tcp_segment(void)
-{
-    return component.aggregate_bytes > 0 && NULL == getenv("UCX_TCP_RX_SEG_SIZE");
-}
-
 static ucs_status_t ucx_config_tcp_segment(ucp_config_t *config)
 {
     char value[32];
@@ -114,19 +109,65 @@ static char *ucx_printed(ucx_print_fn_t print, void *obj)
     return text;
 }
 
-/* Whether the context has TCP resources ("resource 1 : md 1 dev 1 flags --
- * tcp/eth0" in its printed information): a transport key no interface
- * takes makes every worker warn. */
-static bool ucx_context_has_tcp(ucp_context_h context)
-{
-    char *text = ucx_printed(ucx_print_context, context);
-    bool found = NULL == text || NULL != strstr(text, " tcp/");
+/* UCX 1.13 crashes in uct_tcp_iface_progress (a segfault at address -8,
+ * in 1 of 3 to 4 runs of PSCW epochs at 4 ranks with atomics) when its
+ * endpoints spread over two TCP devices, such as lo and eth0 on one host:
+ * the second rendezvous rail.  Where TCP devices are the only network, one
+ * rail costs nothing (newrma's bulk data travels as active messages there)
+ * unless the user chose (UCX_MAX_RNDV_RAILS); a fabric keeps its rails. */
+#define UCX_WANT_TCP_SEGMENT  0x1
+#define UCX_WANT_ONE_TCP_RAIL 0x2
 
-    free(text);
-    return found;
+static unsigned ucx_wanted_keys(void)
+{
+    unsigned keys = 0;
+
+    if (component.aggregate_bytes > 0 && NULL == getenv("UCX_TCP_RX_SEG_SIZE")) {
+        keys |= UCX_WANT_TCP_SEGMENT;
+    }
+    if (NULL == getenv("UCX_MAX_RNDV_RAILS") && NULL == getenv("UCX_OSC_NEWRMA_MAX_RNDV_RAILS")) {
+        keys |= UCX_WANT_ONE_TCP_RAIL;
+    }
+    return keys;
 }
 
-static int ucx_init_context(bool thread_multiple, bool tcp_segment, ucp_context_h *context_p)
+/* Which of @p wanted apply to the context's resources ("resource 1 : md 1
+ * dev 1 flags -- tcp/eth0" in its printed information): the TCP segment
+ * where TCP is (a transport key no interface takes makes every worker
+ * warn), one rail where TCP is the only network, on two devices or more. */
+static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
+{
+    char *text = ucx_printed(ucx_print_context, context), *line, *save = NULL;
+    int tcp = 0, other = 0;
+
+    if (NULL == text) {
+        return wanted;
+    }
+    for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
+        const char *tl = strstr(line, "flags -- ");
+        const char *dev = NULL == tl ? NULL : strchr(tl, '/');
+
+        if (NULL == dev) {
+            continue;
+        }
+        tl += strlen("flags -- ");
+        if (0 == strncmp(tl, "tcp/", 4)) {
+            ++tcp;
+        } else if (0 != strncmp(dev + 1, "memory", 6)) {
+            ++other;
+        }
+    }
+    free(text);
+    if (0 == tcp) {
+        wanted &= ~(unsigned) UCX_WANT_TCP_SEGMENT;
+    }
+    if (tcp < 2 || other > 0) {
+        wanted &= ~(unsigned) UCX_WANT_ONE_TCP_RAIL;
+    }
+    return wanted;
+}
+
+static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *context_p)
 {
     ucp_config_t *config;
     ucp_params_t params = {0};
@@ -137,8 +178,11 @@ static int ucx_init_context(bool thread_multiple, bool tcp_segment, ucp_context_
         opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
-    if (tcp_segment) {
+    if (keys & UCX_WANT_TCP_SEGMENT) {
         status = ucx_config_tcp_segment(config);
+    }
+    if (UCS_OK == status && (keys & UCX_WANT_ONE_TCP_RAIL)) {
+        status = ucx_config_set(config, "MAX_RNDV_RAILS", "1");
     }
     if (UCS_OK == status && ucx_want_cpu_atomics()) {
         status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
@@ -164,17 +208,25 @@ static int ucx_init_context(bool thread_multiple, bool tcp_segment, ucp_context_
     return OMPI_SUCCESS;
 }
 
+/* The resources are known only once the context exists: made again
+ * without the keys that do not apply to them. */
 static int ucx_create_context(bool thread_multiple)
 {
-    bool tcp_segment = ucx_want_tcp_segment();
-    int ret = ucx_init_context(thread_multiple, tcp_segment, &component.ucp_context);
+    unsigned wanted = ucx_wanted_keys(), keys;
+    int ret = ucx_init_context(thread_multiple, wanted, &component.ucp_context);
 
-    if (OMPI_SUCCESS == ret && tcp_segment && !ucx_context_has_tcp(component.ucp_context)) {
-        /* no TCP among the transports (UCX_TLS): again without the key */
+    if (OMPI_SUCCESS != ret || 0 == wanted) {
+        return ret;
+    }
+    keys = ucx_context_keys(component.ucp_context, wanted);
+    if (keys != wanted) {
         ucp_cleanup(component.ucp_context);
         component.ucp_context = NULL;
-        ret = ucx_init_context(thread_multiple, false, &component.ucp_context);
+        ret = ucx_init_context(thread_multiple, keys, &component.ucp_context);
     }
+    OSC_NEWRMA_VERBOSE(10, "UCX context: TCP receive segment %s, one rendezvous rail %s",
+                       (keys & UCX_WANT_TCP_SEGMENT) ? "sized" : "left alone",
+                       (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone");
     return ret;
 }
 

@@ -42,7 +42,6 @@ variant_args() {
         shm|-) echo "" ;;
         ucx) echo "--mca osc_newrma_shm 0" ;;
         tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self" ;;
-        tcplo) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo" ;;
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
 --mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
 --mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
@@ -54,6 +53,7 @@ variant_args() {
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
         asynctcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1 -x UCX_TLS=tcp,self" ;;
         atomics) echo "--mca osc_newrma_shm 0 --mca osc_newrma_acc_atomics 1" ;;
+        atomicstcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_acc_atomics 1 -x UCX_TLS=tcp,self" ;;
         mixed) echo "--mca osc_newrma_test_node_size 2" ;;
         mixedatomics) echo "--mca osc_newrma_test_node_size 2 --mca osc_newrma_acc_atomics 1" ;;
         mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
