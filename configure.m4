@@ -1,4 +1,6 @@
 # -*- shell-script -*-
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 #
 # Open MPI in-tree configuration for osc/newrma: the component builds when
 # UCX is found (Open MPI's own UCX check, shared with pml/ucx and osc/ucx).
@@ -19,7 +21,11 @@ AC_DEFUN([MCA_ompi_osc_newrma_CONFIG],[
     # point it at the in-tree libmpi and switch off the out-of-tree test hook.
     OSC_NEWRMA_MPI_LIBADD='$(top_builddir)/ompi/lib$(OMPI_LIBMPI_NAME).la'
     OSC_NEWRMA_OUT_OF_TREE=no
-    OSC_NEWRMA_WARN_CFLAGS=
+    # the out-of-tree build's warnings; OSC_NEWRMA_WERROR=no at configure
+    # time drops -Werror (another compiler, other warnings)
+    OSC_NEWRMA_WARN_CFLAGS="-Wall -Wextra"
+    AS_IF([test "$OSC_NEWRMA_WERROR" != "no"],
+          [OSC_NEWRMA_WARN_CFLAGS="$OSC_NEWRMA_WARN_CFLAGS -Werror"])
     AC_SUBST([OSC_NEWRMA_MPI_LIBADD])
     AC_SUBST([OSC_NEWRMA_OUT_OF_TREE])
     AC_SUBST([OSC_NEWRMA_WARN_CFLAGS])

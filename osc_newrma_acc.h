@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: the accumulate family (ACCUMULATE, GET_ACCUMULATE,
  * FETCH_AND_OP, COMPARE_AND_SWAP and their request-based forms).
  *

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: datatype handling for RMA (design: "Datatype In RMA").
  *
  * Contiguous layouts are recognized once per operation and moved as one

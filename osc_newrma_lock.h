@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: the target side of passive target synchronization.
  *
  * Every window process owns one lock word.  It is a FIFO-fair ticket

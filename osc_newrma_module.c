@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: window creation and destruction for the four flavors,
  * MPI_Win_attach / MPI_Win_detach, MPI_Win_shared_query.
  */

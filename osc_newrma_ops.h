@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: issuing and retiring operation elements (used by the basic
  * routines in osc_newrma_progress.c).  Caller holds the window lock.
  */

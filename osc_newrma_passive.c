@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: passive target synchronization at the origin (design:
  * "Algorithm For LOCK-UNLOCK", "Algorithm For LOCK_ALL-UNLOCK_ALL",
  * "Algorithm For FLUSH", "Performance optimizations").

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: requests of MPI_Rput / MPI_Rget (see osc_newrma_request.h).
  */
 #include "ompi_config.h"

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: node-local shared-memory segment.
  *
  * MPI_Win_allocate and MPI_Win_allocate_shared windows keep the memory of all

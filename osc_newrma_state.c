@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: window and per-target state transitions (see
  * osc_newrma_state.h).  Pure functions: no locks, no MPI.
  */

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma statistics: MPI_T performance variables over the windows'
  * counters (osc_newrma_stats.h), and the table printed at MPI_Win_free.
  */

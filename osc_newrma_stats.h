@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma statistics: counters per window, read per window and per
  * process through MPI_T performance variables (osc_newrma_<name> and
  * osc_newrma_win_<name>, bound to MPI_Win) and printed at MPI_Win_free with

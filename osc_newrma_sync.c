@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: active target synchronization calls (design: "Algorithm For
  * FENCE" and "Algorithm for POST-START-COMPLETE-WAIT").
  */

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: forward declarations and the design's named states.
  *
  * Names follow MPICH's "New RMA Design" (../shared/design/new-rma-design.md):

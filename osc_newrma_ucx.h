@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma: UCX transport.
  *
  * One ucp_context / ucp_worker per process, created with the first window.

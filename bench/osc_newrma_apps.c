@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Application kernels for the benchmark's "app" rows, timed as a whole
  * and checked (a wrong result prints "wrong" instead of a time):
  *   tasks N   Global Arrays task queue: NGA_Read_inc of a shared counter,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma benchmark program: one-sided latency, bandwidth, message rate,
  * empty-epoch cost and window creation, for whichever OSC component mpirun
  * selected.  The driver (bench/run.py) runs each row in its own mpirun.

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 """osc/newrma benchmark driver: newrma side by side with osc/rdma, osc/ucx and
 osc/pt2pt.
 

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The main job: install what is missing, build osc/newrma and the benchmark
 # program, and compare osc/newrma with osc/rdma, osc/ucx and osc/pt2pt
 # (bench/run.py), on the benchmark program's rows and on application rows

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Install what is missing (Debian bookworm packages) and build osc/newrma.
 # Run by scripts/test.sh and scripts/bench.sh; usable on its own.
 set -e

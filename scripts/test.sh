@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Install, build and run the whole osc/newrma test suite (make check).
 # The last line printed is the summary "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1

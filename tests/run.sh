@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Run the osc/newrma test list.  Prints one line per run and, last, the
 # summary "N passed, N failed".  Exit status is non-zero if anything failed.
 #

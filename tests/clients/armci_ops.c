@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * ARMCI-MPI on osc/newrma: the calls Global Arrays and NWChem make.
  * - ARMCI_PutS / ARMCI_GetS / ARMCI_AccS of a 2-D patch (one stride level)
  *   to the next rank, and ARMCI_AccS from every rank to every rank;

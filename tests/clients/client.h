@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Helpers shared by the client programs (Global Arrays and ARMCI-MPI on
  * osc/newrma): the MPI tests' checks plus
  * - client_expect(): the value a check compares against, off by one when

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Global Arrays on ARMCI-MPI on osc/newrma: regular and irregular 2-D
  * distributions, NGA_Put / NGA_Get / NGA_Acc of patches that cross owners
  * (from origin buffers with a leading dimension wider than the patch),

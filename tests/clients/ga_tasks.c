@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Global Arrays on ARMCI-MPI on osc/newrma, as applications use it:
  * - a task queue: every rank takes tasks from one NGA_Read_inc counter,
  *   NGA_Get's the task's tile of A, computes, and NGA_Acc's into C and into

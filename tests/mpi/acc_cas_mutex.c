@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A spin mutex built from MPI_Compare_and_swap protects a counter that is
  * updated with plain GET + PUT.  Every rank takes the mutex ITERS times and
  * increments the counter; with a broken CAS two ranks hold the mutex at once

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Accumulate-class calls the standard forbids return a clear error class
  * through MPI_ERRORS_RETURN, and the window stays usable:
  *   outside an epoch                          MPI_ERR_RMA_SYNC

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * FETCH_AND_OP tickets: every rank draws ITERS tickets with
  * MPI_Fetch_and_op(1, MPI_SUM) from one counter per type (int32, int64,
  * double) on every target in turn.  Per counter, the tickets handed out are

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Element-wise atomicity between every kind of accumulate-class call on
  * overlapping elements, at once from every rank: multi-element
  * MPI_Accumulate(SUM) and MPI_Get_accumulate(SUM) over the whole array,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Every predefined reduction on every predefined type the standard allows
  * for it (integers of each width, floating incl. long double, complex,
  * logical, byte, the pair types for MAXLOC/MINLOC, REPLACE on all), from all

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Accumulate ordering (default accumulate_ordering rar,raw,war,waw): from one
  * origin to one location, a later accumulate sees an earlier one without
  * any flush in between.  Each rank owns a slot on every target and runs,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A window creation that fails on one rank fails on every rank, from the
  * same call, and nobody hangs: the last rank asks MPI_Win_allocate for more
  * memory than the machine has (1 PiB: the shared segment or the private

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A LOCK (and its PUT) may reach a target that is still inside window
  * creation: the origin can leave the creation's allgather before the target
  * does.  Each rank creates a window and at once locks its right neighbour,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Win_create_dynamic with many attached regions (far more than any
  * fixed table would hold), PUT/GET into each in FENCE epochs, then detach
  * half of them and re-attach new memory: accesses go to the right place and

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Dynamic windows stay right in passive epochs, where no FENCE refreshes
  * what an origin knows of a target's attached memory:
  * - after the target detaches a region and attaches the same memory again,

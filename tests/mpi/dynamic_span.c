@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A dynamic window whose memory is attached as adjacent regions (one buffer
  * attached in pieces): a PUT, an ACCUMULATE and a GET_ACCUMULATE that span
  * several pieces land in all of them, from every rank into one target and

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Bad input gets a clear error class through the window's error handler and
  * leaves the window usable: RMA outside an epoch (MPI_ERR_RMA_SYNC), an
  * access past the target window (MPI_ERR_RMA_RANGE), mismatched type

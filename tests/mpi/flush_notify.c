@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Win_flush completes at the target under every lock type (unified
  * memory model): the origin PUTs (and ACCUMULATEs) under an exclusive or a
  * shared lock, flushes, and tells the target with a message; the target,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * The window info hints newrma reads are honoured and reported:
  * - MPI_Win_get_info of a window created without info reports the values
  *   in effect (no_locks=false, accumulate_ordering=rar,raw,war,waw,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Window info keys of the same name override osc/newrma's MCA variables for
  * that window only: a window with slots=1, op_win_pool_size=1,
  * target_win_pool_size=1, piggyback_threshold=0 and shm=false must still

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Location consistency as ARMCI-MPI (and so Global Arrays and NWChem) relies
  * on it: inside one lock_all epoch, MPI_Put + MPI_Win_flush_local, then
  * MPI_Accumulate + MPI_Win_flush_local, then MPI_Get + MPI_Win_flush of the

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Win_lock_all epochs: request-based MPI_Rput / MPI_Rget of multi-MiB
  * blocks with the origin buffer reused right after MPI_Wait (local
  * completion), every flush variant, and MPI_MODE_NOCHECK.

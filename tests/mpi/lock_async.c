@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Progress without the target: rank 0 computes for COMPUTE seconds without
  * calling MPI while every other rank runs ten lock / put / get / unlock
  * epochs on it.  With osc_newrma_async_progress=1 the origins must finish

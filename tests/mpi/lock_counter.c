@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Mutual exclusion: every rank increments a counter on every target with a
  * read-modify-write (GET, flush, PUT) under an exclusive lock.  Without
  * exclusion, increments are lost.  Shared-lock readers run alongside and

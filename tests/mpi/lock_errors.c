@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Erroneous passive target synchronization returns MPI_ERR_RMA_SYNC through
  * MPI_ERRORS_RETURN and leaves the window usable:
  * unlock / flush without a lock, a second lock on a locked target,

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Fairness: ranks other than 1 keep taking shared locks on rank 0, each held
  * a little while so that shared holders overlap.  Rank 1 asks for an
  * exclusive lock; the readers stop when they see the flag it writes under

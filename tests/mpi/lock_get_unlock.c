@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * UNLOCK must not overtake a GET.  Rank 1's window holds pattern A.  Rank 0
  * reads it whole under an exclusive lock in an epoch of GETs only; the other
  * ranks write pattern B (their own) under an exclusive lock at the same time.

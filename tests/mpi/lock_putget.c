@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Win_lock / MPI_Win_unlock epochs to every target (myself included):
  *   1. single-op epochs: one short PUT, then one short GET (shared and
  *      exclusive locks alternate);

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Lock epochs of one short operation each (the single-op optimization):
  * rank 0 puts then gets 8 bytes on rank 1 in two exclusive epochs and checks
  * the data.  tests/sh/single_op.sh runs it with verbose packet tracing and

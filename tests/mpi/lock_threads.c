@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_THREAD_MULTIPLE: several threads of each rank issue PUT, GET and
  * FLUSH concurrently on one window inside one LOCK_ALL epoch (the design's
  * "RMA + Threads" interleavings), each on its own slice of every target.

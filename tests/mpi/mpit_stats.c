@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma's MPI_T performance variables count what was done: a lock_all
  * epoch of PUT, GET, ACCUMULATE, FETCH_AND_OP and COMPARE_AND_SWAP to the
  * next rank, then single-op lock epochs, read through handles bound to the

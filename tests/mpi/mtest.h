@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Helpers shared by the osc/newrma MPI tests: one behaviour per program,
  * rank 0 prints " No Errors", exit status non-zero on any error.
  */

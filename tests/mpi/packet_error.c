@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A PUT or accumulate packet that the target cannot apply is reported to
  * the origin: the MPI_Win_flush or MPI_Win_unlock that completes it returns
  * an error class through the window's error handler, the window stays

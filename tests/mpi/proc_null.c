@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_PROC_NULL is a valid target: RMA calls to it and passive-target
  * synchronization with it (MPI_Win_lock/unlock, the flush family) succeed
  * and do nothing, inside and outside epochs of every kind, and zero-count

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * POST-START-COMPLETE-WAIT on one window flavor, with groups that are
  * proper subsets of the window's group: rank r exposes its window to
  * r-1 and r-2 and accesses r+1 and r+2 (mod n; at 2 ranks that includes

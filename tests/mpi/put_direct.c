@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Put and MPI_Get of contiguous data to a node-local target go straight
  * to memory in FENCE, LOCK and LOCK_ALL epochs (the fast path of
  * osc_newrma_ops.c); they keep every check of the full path:

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * PUT and GET in FENCE epochs on one window flavor (argv[1]: create,
  * allocate, shared, dynamic), every rank to every rank (self, node-local and
  * remote), over datatype kinds (contiguous, strided and indexed on either

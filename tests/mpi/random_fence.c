@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Seeded randomized tester: epochs of random, non-conflicting PUT/GET
  * programs (contiguous and strided datatypes on either side, random targets
  * including self, random FENCE asserts).  Every rank derives the whole

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * A UCX transfer that completes with an error is not counted as done: the
  * MPI_Win_flush that completes it returns an error class through the
  * window's error handler, the window stays usable, and later transfers

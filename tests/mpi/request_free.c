@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Request_free on an active RMA request is legal (MPI-3.1 3.7.3): the
  * operation still completes, at the latest at the next flush, and nothing
  * leaks.  Every rank issues MPI_Rput, MPI_Raccumulate and MPI_Rget to its

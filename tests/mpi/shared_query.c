@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_Win_allocate_shared (argv[1]: "contig" or "noncontig" for the
  * alloc_shared_noncontig info key) and MPI_Win_shared_query: every rank's
  * segment is reachable with plain loads and stores, contiguous segments

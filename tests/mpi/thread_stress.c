@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * MPI_THREAD_MULTIPLE stress: THREADS threads per rank mix PUT, GET,
  * ACCUMULATE, GET_ACCUMULATE, FETCH_AND_OP and request-based GETs with
  * flush, flush_local and flush_all on several windows at once (one per

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * Windows created and freed in a row reuse the shared segments of freed
  * ones: rounds of MPI_Win_allocate / MPI_Win_allocate_shared on
  * MPI_COMM_WORLD and on halves of it, with sizes that grow, shrink and

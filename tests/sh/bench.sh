@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The benchmark harness cannot silently report numbers for wrong data.
 #  1. The benchmark program, on rows of every kind (latency of each op under
 #     each synchronization, bandwidth, message rate, empty epochs, window

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The client programs can fail: with NEWRMA_CLIENT_BREAK=1 every value they
 # check against is off by one, so each must report errors and exit non-zero.
 # usage: clients_break.sh BINDIR

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # same_size / same_disp_unit: what the window's info promised is neither
 # exchanged at creation nor stored per peer (the verbose creation message
 # says which tables exist); windows without the hints keep both.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Info keys override the MCA variables per window: the tuned window reports
 # 1 slot and shm off, the default one in the same run the defaults.
 # usage: info_keys.sh BINDIR NP

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Every osc/newrma MCA variable is listed by ompi_info at level 9 with a help
 # text that states its default.
 out=$(ompi_info --param osc newrma --level 9 --parsable 2>&1)

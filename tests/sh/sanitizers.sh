@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Build osc/newrma with --enable-sanitizers (AddressSanitizer and
 # UndefinedBehaviorSanitizer) in a scratch copy of the source tree and run
 # test-list entries with it: libasan is preloaded into every MPI process

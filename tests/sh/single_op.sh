@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The single-op optimization sends one message per epoch: a lock epoch with
 # one short PUT, and one with one short GET, from rank 0 to rank 1 over the
 # UCX path.  With packet tracing on, rank 0 must have sent exactly two

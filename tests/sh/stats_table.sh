@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # --mca osc_newrma_stats 1 prints, from rank 0 at MPI_Win_free, each
 # window's counters summed over its ranks: each of the 2 ranks of
 # mpit_stats puts 50 + 5 times in its first window: that table says 110.

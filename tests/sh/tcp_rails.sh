@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # UCX 1.13 crashed in uct_tcp_iface_progress (segfault at address -8) in 1
 # of 3 to 4 runs of PSCW epochs at 4 ranks with UCX atomics over TCP on
 # the machine's default interfaces (lo and eth0): its endpoints spread over

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # A 2-rank run on the UCX path under valgrind (by default FENCE PUT/GET):
 # no invalid access and no leak whose stack passes through osc/newrma.
 # usage: valgrind.sh BINDIR FLAVOR [PROGRAM ARGS...]

@@ -1,3 +1,5 @@
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Sourced by valgrind.sh and valgrind_list.sh: how a program runs under
 # valgrind, and which of its reports are ours.
 # Open MPI 4.1 dlcloses components at MPI_Finalize, before valgrind reports

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Test-list entries under valgrind memcheck: every MPI program the list runs
 # (and the osc/newrma half of each randomized comparison) runs under
 # valgrind, time limits scaled by NEWRMA_TEST_TIME_SCALE (default 20); a

@@ -1,3 +1,7 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
 /* Unit test of the operation table: slot mapping, target lookup/insert/remove,
  * op list order and the PENDING -> ISSUED cursor. */
 #include "ompi_config.h"

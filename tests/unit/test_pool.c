@@ -1,3 +1,7 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
 /* Unit test of the two-level element pools: local -> global -> exhausted,
  * return order (local until full, then global), leak report at fini. */
 #include "ompi_config.h"

@@ -1,3 +1,7 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
 /* Unit test of the window and per-target state machines. */
 #include "ompi_config.h"
 

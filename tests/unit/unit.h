@@ -1,3 +1,7 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
 /* Minimal assertion helpers for the unit tests (no MPI, no mpirun). */
 #ifndef OSC_NEWRMA_UNIT_H
 #define OSC_NEWRMA_UNIT_H

@@ -1,4 +1,8 @@
 /*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
  * osc/newrma out-of-tree build: ompi/op/op.h includes this header, but
  * Debian's libopenmpi-dev does not ship it.  configure adds this directory
  * to the include path only when the installed headers lack the file; inside
