@@ -33,6 +33,7 @@
 #include "opal/util/output.h"
 
 #include "osc_newrma_lock.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_region.h"
@@ -40,6 +41,47 @@
 #include "osc_newrma_state.h"
 #include "osc_newrma_stats.h"
 #include "osc_newrma_types.h"
+
+/*
+ * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_mutex.h.)
+ *
+ * Every mutex of the component belongs to one class below; a thread may
+ * block on a mutex only while every mutex it holds is of an earlier class
+ * (ompi_osc_newrma_mutex_trylock may take any: it cannot deadlock).  From
+ * the outside in:
+ *
+ *  WINDOWS   component.windows_lock: the list of windows and the retired
+ *            windows' counters.  The progress walks hold it while they
+ *            try-lock each window and work on it; the agent's walk of the
+ *            lock queues, which also runs under a window lock (an origin
+ *            spinning on a lock word gives the agent turns), only tries it.
+ *  WINDOW    module->lock: the window's operation table, epoch and target
+ *            states, local pools (ompi_osc_newrma_module_lock; without
+ *            MPI_THREAD_MULTIPLE a held count, no mutex).
+ *  AM        module->am_lock: PUT packets applied per origin and the
+ *            RMA_DONE / UNLOCK / COMPLETE packets waiting for them; an
+ *            UNLOCK settled under it releases the lock word (QUEUE).
+ *  QUEUE     module->lock_queue_lock: the waiters for my lock word.
+ *  ATTACHED  module->attached_lock: a dynamic window's attached regions,
+ *            read by the target's packet handlers and the origin's
+ *            region cache.
+ *  COMPONENT component.lock: one-time set-up, the UCX endpoint table, the
+ *            shared-segment cache.
+ *  LOOKUP    component.modules_lock: the cid -> window table that packet
+ *            dispatch reads (with a window lock held, when a spinning
+ *            origin gives the agent a turn).
+ *  INBOX     component.inbox_lock: packets handed from the transport to the
+ *            progress engine.
+ *  POOL      a global element pool's lock (OPAL_THREAD_LOCK).
+ *
+ * Under COMPONENT, LOOKUP, INBOX and POOL nothing runs but the code that
+ * reads or changes what they protect (no progress, no MPI call, no UCX
+ * call that may call back).  opal_progress runs with WINDOW released
+ * (ompi_osc_newrma_progress_wait).
+ *
+ * Configured with --enable-debug, each thread counts the classes it holds
+ * and a blocking acquisition out of order aborts with both names.
+ */
 
 BEGIN_C_DECLS
 
@@ -112,8 +154,12 @@ struct ompi_osc_newrma_component_t {
     opal_mutex_t lock;
     /** segments of freed windows kept for the next ones (osc_newrma_shm.c) */
     opal_list_t shm_cache;
-    /** protects modules; never held while taking the endpoint lock's users */
+    /** protects windows and stats_retired (osc_newrma_mutex.h: WINDOWS) */
     opal_mutex_t windows_lock;
+    /** protects modules only: packet dispatch looks windows up with a
+     * window lock held, the progress walks hold windows_lock while taking
+     * window locks (osc_newrma_mutex.h: LOOKUP) */
+    opal_mutex_t modules_lock;
     /** window communicator cid -> module, for packet dispatch */
     opal_hash_table_t modules;
     /** the same windows as a list (ompi_osc_newrma_module_t::window_item),
@@ -464,14 +510,17 @@ static inline int ompi_osc_newrma_peer_disp_unit(const ompi_osc_newrma_module_t 
  * (an uncontended pthread mutex pair was a third of a node-local PUT). */
 static inline void ompi_osc_newrma_module_lock(ompi_osc_newrma_module_t *module)
 {
+    ompi_osc_newrma_mutex_check(OMPI_OSC_NEWRMA_MUTEX_WINDOW);
     if (module->lock_mt) {
         opal_mutex_lock(&module->lock);
     }
     module->lock_held++;
+    ompi_osc_newrma_mutex_held(OMPI_OSC_NEWRMA_MUTEX_WINDOW, 1);
 }
 
 static inline void ompi_osc_newrma_module_unlock(ompi_osc_newrma_module_t *module)
 {
+    ompi_osc_newrma_mutex_held(OMPI_OSC_NEWRMA_MUTEX_WINDOW, -1);
     module->lock_held--;
     if (module->lock_mt) {
         opal_mutex_unlock(&module->lock);
@@ -508,6 +557,7 @@ static inline bool ompi_osc_newrma_module_trylock(ompi_osc_newrma_module_t *modu
         return false;
     }
     module->lock_held++;
+    ompi_osc_newrma_mutex_held(OMPI_OSC_NEWRMA_MUTEX_WINDOW, 1);
     return true;
 }
 

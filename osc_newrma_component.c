@@ -225,6 +225,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     component.enable_mpi_threads = enable_mpi_threads;
     OBJ_CONSTRUCT(&component.lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.windows_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&component.modules_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.inbox_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&component.inbox, opal_list_t);
     OBJ_CONSTRUCT(&component.held, opal_list_t);
@@ -269,6 +270,7 @@ static int component_finalize(void)
     OBJ_DESTRUCT(&component.shm_cache);
     OBJ_DESTRUCT(&component.inbox_lock);
     OBJ_DESTRUCT(&component.windows_lock);
+    OBJ_DESTRUCT(&component.modules_lock);
     OBJ_DESTRUCT(&component.lock);
     opal_output_close(component.output);
     component.output = -1;

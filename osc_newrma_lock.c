@@ -14,6 +14,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_lock.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 
@@ -242,7 +243,7 @@ int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module)
     if (0 == opal_list_get_size(&module->lock_queue)) {
         return 0;
     }
-    opal_mutex_lock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_lock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
     /* waiters are in ticket order: the first one not served stops the scan */
     while (!opal_list_is_empty(&module->lock_queue)) {
         waiter = (lock_waiter_t *) opal_list_get_first(&module->lock_queue);
@@ -258,7 +259,7 @@ int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module)
         OBJ_RELEASE(waiter);
         granted++;
     }
-    opal_mutex_unlock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
     return granted;
 }
 
@@ -307,12 +308,12 @@ void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
 {
     bool granted;
 
-    opal_mutex_lock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_lock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
     (void) lock_enqueue(module, pkt, &granted);
     if (granted) {
         lock_reply(module, pkt->hdr.src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &pkt->hdr, NULL, 0);
     }
-    opal_mutex_unlock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
 }
 
 void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
@@ -322,7 +323,7 @@ void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
     bool granted, carries_data = pkt->payload_len > 0;
     lock_waiter_t *waiter;
 
-    opal_mutex_lock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_lock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
     waiter = lock_enqueue(module, pkt, &granted);
     if (granted) {
         lock_apply_single(module, pkt->hdr.src, &pkt->hdr, pkt->payload);
@@ -341,7 +342,7 @@ void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
                                pkt->hdr.src, pkt->payload_len);
         }
     }
-    opal_mutex_unlock(&module->lock_queue_lock);
+    ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
 }
 
 void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,

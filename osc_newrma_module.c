@@ -22,6 +22,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_lock.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
@@ -177,7 +178,7 @@ static int component_window_setup(void)
 {
     int ret = OMPI_SUCCESS;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     if (!component.pools_ready) {
         ret = ompi_osc_newrma_pool_init(&component.op_global_pool, "global op",
                                         OBJ_CLASS(ompi_osc_newrma_op_t),
@@ -191,7 +192,8 @@ static int component_window_setup(void)
     }
     if (OMPI_SUCCESS == ret) {
         /* the async thread and the MPI threads share the worker */
-        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads || component.async_progress);
+        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads || component.async_progress,
+                                       ompi_osc_newrma_pkt_enqueue);
     }
     if (OMPI_SUCCESS == ret && !component.progress_registered) {
         ret = opal_progress_register(ompi_osc_newrma_progress_cb);
@@ -200,7 +202,7 @@ static int component_window_setup(void)
     if (OMPI_SUCCESS == ret && component.async_progress) {
         ret = ompi_osc_newrma_progress_thread_start();
     }
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     return ret;
 }
 
@@ -523,14 +525,16 @@ static void module_unregister(ompi_osc_newrma_module_t *module)
 {
     void *found;
 
-    opal_mutex_lock(&component.windows_lock);
+    ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found) &&
         found == module) {
         opal_hash_table_remove_value_uint32(&component.modules, module->cid);
         opal_list_remove_item(&component.windows, &module->window_item);
         ompi_osc_newrma_stats_retire(module);
     }
-    opal_mutex_unlock(&component.windows_lock);
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
 }
 
 /* A packet handler that looked the window up before it was unregistered
@@ -602,12 +606,14 @@ static int module_register(ompi_osc_newrma_module_t *module)
 {
     int ret;
 
-    opal_mutex_lock(&component.windows_lock);
+    ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
     if (OPAL_SUCCESS == ret) {
         opal_list_append(&component.windows, &module->window_item);
     }
-    opal_mutex_unlock(&component.windows_lock);
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     return ret;
 }
 
@@ -866,11 +872,11 @@ ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid)
 {
     void *module = NULL;
 
-    opal_mutex_lock(&component.windows_lock);
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&component.modules, cid, &module)) {
         module = NULL;
     }
-    opal_mutex_unlock(&component.windows_lock);
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     return module;
 }
 
@@ -907,7 +913,7 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     }
     region->base = (uint64_t) (uintptr_t) base;
     region->len = len;
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     if (regions_overlap(module, region->base, len)) {
         ret = OMPI_ERR_RMA_ATTACH;
     } else {
@@ -917,7 +923,7 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     if (OMPI_SUCCESS == ret) {
         opal_list_append(&module->attached, &region->super);
     }
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     if (OMPI_SUCCESS != ret) {
         OBJ_RELEASE(region);
     }
@@ -952,7 +958,7 @@ static ompi_osc_newrma_region_t *detach_take(ompi_osc_newrma_module_t *module, c
 {
     ompi_osc_newrma_region_t *region, *found = NULL;
 
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     OPAL_LIST_FOREACH(region, &module->attached, ompi_osc_newrma_region_t)
     {
         if (region->base == (uint64_t) (uintptr_t) base) {
@@ -966,7 +972,7 @@ static ompi_osc_newrma_region_t *detach_take(ompi_osc_newrma_module_t *module, c
         int ret2 = detach_runs(module, found, ranks, count, size);
         *ret = OMPI_SUCCESS != *ret ? *ret : ret2;
     }
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     return found;
 }
 

@@ -21,6 +21,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
@@ -112,9 +113,9 @@ static bool rma_local_attached(ompi_osc_newrma_module_t *module, uint64_t lo, ui
     uint64_t run_lo, run_hi;
     bool found;
 
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     found = ompi_osc_newrma_region_run(&module->attached, lo, hi, &run_lo, &run_hi);
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     return found;
 }
 
@@ -162,13 +163,13 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
     int ret;
 
     for (;;) {
-        opal_mutex_lock(&module->attached_lock);
+        ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         region = ompi_osc_newrma_region_cache_find(&peer->regions, lo, hi);
         if (NULL != region) {
             OBJ_RETAIN(region);
         }
         forgotten = peer->regions_forgotten;
-        opal_mutex_unlock(&module->attached_lock);
+        ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         if (NULL != region) {
             *region_p = region;
             return OMPI_SUCCESS;
@@ -177,13 +178,13 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
-        opal_mutex_lock(&module->attached_lock);
+        ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         cached = (forgotten == peer->regions_forgotten);
         if (cached) {
             OBJ_RETAIN(region);
             ompi_osc_newrma_region_cache_add(&peer->regions, region, component.dynamic_regions);
         }
-        opal_mutex_unlock(&module->attached_lock);
+        ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         if (cached) {
             *region_p = region;
             return OMPI_SUCCESS;

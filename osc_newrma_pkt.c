@@ -17,6 +17,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
 #include "osc_newrma_lock.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
@@ -49,9 +50,9 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     if (!keep && payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
-    opal_mutex_lock(&component.inbox_lock);
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
     opal_list_append(&component.inbox, &pkt->super);
-    opal_mutex_unlock(&component.inbox_lock);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
     return keep;
 }
 
@@ -512,7 +513,7 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     ompi_osc_newrma_region_t *found;
     int ret;
 
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
     /* the origin may cache it from now on: a detach must tell it */
     if (NULL != found && OMPI_SUCCESS != ompi_osc_newrma_region_note_origin(found, pkt->hdr.src)) {
@@ -525,7 +526,7 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     reply.len = found ? found->len : 0;
     ret = ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, found ? found->rkey_packed : NULL,
                                    found ? found->rkey_packed_len : 0);
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     if (OMPI_SUCCESS != ret) {
         opal_output(0, "osc/newrma: cannot answer a region query from rank %d", pkt->hdr.src);
     }
@@ -560,11 +561,11 @@ static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_
     ompi_osc_newrma_peer_t *peer = &module->peers[pkt->hdr.src];
     ompi_osc_newrma_pkt_hdr_t ack = pkt->hdr;
 
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     (void) ompi_osc_newrma_region_cache_drop(&peer->regions, pkt->hdr.addr,
                                              pkt->hdr.addr + pkt->hdr.len);
     peer->regions_forgotten++;
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     ack.type = OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK;
     if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &ack, NULL, 0)) {
         opal_output(0, "osc/newrma: cannot acknowledge a detach of rank %d", pkt->hdr.src);
@@ -713,12 +714,12 @@ void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
 {
     int32_t src = pkt->hdr.src;
 
-    opal_mutex_lock(&module->am_lock);
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
     pkt_set_applied(module, src,
                     (pkt_applied(module, src) + 1) |
                         (OMPI_SUCCESS != status ? PKT_APPLIED_FAILED : 0));
     pkt_settle_rma_dones(module, pkt);
-    opal_mutex_unlock(&module->am_lock);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
 
 bool ompi_osc_newrma_pkt_test_fail(void)
@@ -783,10 +784,10 @@ static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     done->type = pkt->hdr.type;
     done->lock_type = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE
                                                                             : MPI_LOCK_SHARED;
-    opal_mutex_lock(&module->am_lock);
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
     opal_list_append(&module->am_pending_done, &done->super);
     pkt_settle_rma_dones(module, pkt);
-    opal_mutex_unlock(&module->am_lock);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
 
 /* ---- origin side: answers to passive target requests ---- */
@@ -955,9 +956,9 @@ static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
     if (0 == opal_list_get_size(&component.inbox)) {
         return NULL;
     }
-    opal_mutex_lock(&component.inbox_lock);
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
     pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.inbox);
-    opal_mutex_unlock(&component.inbox_lock);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
     return pkt;
 }
 
@@ -990,9 +991,9 @@ void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver)
     }
     if (deliver) {
         /* ahead of anything that arrived later, so per-origin order holds */
-        opal_mutex_lock(&component.inbox_lock);
+        ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
         opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &mine);
-        opal_mutex_unlock(&component.inbox_lock);
+        ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
     }
     while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&mine))) {
         pkt_free(pkt);

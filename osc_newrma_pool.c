@@ -10,6 +10,7 @@
 #include "ompi/constants.h"
 #include "opal/util/output.h"
 
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_pool.h"
 
 /* Stream for leak reports; the component sets it once its output is open.
@@ -77,9 +78,9 @@ opal_list_item_t *ompi_osc_newrma_pool_get(ompi_osc_newrma_pool_t *local,
         local->misses++;
     }
     if (NULL == item && NULL != global) {
-        OPAL_THREAD_LOCK(&global->lock);
+        ompi_osc_newrma_mutex_lock_mt(&global->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
         item = pool_take(global);
-        OPAL_THREAD_UNLOCK(&global->lock);
+        ompi_osc_newrma_mutex_unlock_mt(&global->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
     }
     return item;
 }
@@ -91,17 +92,17 @@ void ompi_osc_newrma_pool_put(ompi_osc_newrma_pool_t *local, ompi_osc_newrma_poo
         opal_list_prepend(&local->free, item);
         return;
     }
-    OPAL_THREAD_LOCK(&global->lock);
+    ompi_osc_newrma_mutex_lock_mt(&global->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
     opal_list_prepend(&global->free, item);
-    OPAL_THREAD_UNLOCK(&global->lock);
+    ompi_osc_newrma_mutex_unlock_mt(&global->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
 }
 
 size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool)
 {
     size_t n;
 
-    OPAL_THREAD_LOCK(&pool->lock);
+    ompi_osc_newrma_mutex_lock_mt(&pool->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
     n = opal_list_get_size(&pool->free) + (pool->capacity - pool->created);
-    OPAL_THREAD_UNLOCK(&pool->lock);
+    ompi_osc_newrma_mutex_unlock_mt(&pool->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
     return n;
 }

@@ -18,6 +18,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_shm.h"
 
 #define component mca_osc_newrma_component
@@ -96,11 +97,11 @@ static void shm_cache_offer(ompi_communicator_t *node_comm, uint64_t *id, uint64
 {
     shm_cached_t *c;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     c = shm_cache_find(node_comm);
     *id = NULL != c ? c->id : 0;
     *bytes = NULL != c ? c->bytes : 0;
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
 }
 
 /* Take the segment every node rank offered over for this window. */
@@ -108,12 +109,12 @@ static int shm_cache_take(ompi_osc_newrma_module_t *module, uint64_t id)
 {
     shm_cached_t *c;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     c = shm_cache_find(module->shm.node_comm);
     if (NULL != c && c->id == id) {
         opal_list_remove_item(&component.shm_cache, &c->super);
     }
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     if (NULL == c || c->id != id) {
         return OMPI_ERR_NOT_FOUND; /* cannot happen: the offer came from here */
     }
@@ -166,13 +167,13 @@ static bool shm_cache_keep(ompi_osc_newrma_module_t *module)
     c->seg_base = module->shm.seg_base;
     c->bytes = module->shm.seg_bytes;
     c->id = module->shm.seg_id;
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     while (shm_cache_size() + c->bytes > component.shm_cache_bytes) {
         opal_list_item_t *oldest = opal_list_remove_first(&component.shm_cache);
         OBJ_RELEASE(oldest);
     }
     opal_list_append(&component.shm_cache, &c->super);
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     return true;
 }
 
@@ -429,13 +430,6 @@ bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t 
     }
     opal_atomic_rmb(); /* what the others stored before arriving is visible */
     return true;
-}
-
-int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module)
-{
-    ompi_communicator_t *node_comm = module->shm.node_comm;
-
-    return node_comm->c_coll->coll_barrier(node_comm, node_comm->c_coll->coll_barrier_module);
 }
 
 /* ---- PSCW flags ---- */

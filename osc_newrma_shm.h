@@ -92,9 +92,6 @@ void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module);
 /** Unmap every cached segment (component finalize). */
 void ompi_osc_newrma_shm_cache_fini(void);
 
-/** Node-local barrier (FENCE with MPI_MODE_NOPRECEDE on a shm window). */
-int ompi_osc_newrma_shm_barrier(ompi_osc_newrma_module_t *module);
-
 /**
  * The segment's barrier, in two steps so the caller can drive progress while
  * it waits: arrive returns the round's ticket, done tells whether every

@@ -7,6 +7,7 @@
  * counters (osc_newrma_stats.h), and the table printed at MPI_Win_free.
  */
 #include "osc_newrma.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_stats.h"
 
 #include <inttypes.h>
@@ -101,13 +102,13 @@ static int pvar_process_value(const mca_base_pvar_t *pvar, void *value, void *ob
     opal_list_item_t *item;
 
     (void) obj;
-    opal_mutex_lock(&component.windows_lock);
+    ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     sum = component.stats_retired;
     OPAL_LIST_FOREACH (item, &component.windows, opal_list_item_t) {
         ompi_osc_newrma_stats_read(ompi_osc_newrma_window_of(item), &one);
         stats_add(&sum, &one);
     }
-    opal_mutex_unlock(&component.windows_lock);
+    ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     *(unsigned long long *) value = sum.c[index];
     return OPAL_SUCCESS;
 }

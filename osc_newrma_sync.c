@@ -15,6 +15,7 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
@@ -76,11 +77,11 @@ static void fence_forget_regions(ompi_osc_newrma_module_t *module)
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
         return;
     }
-    opal_mutex_lock(&module->attached_lock);
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     for (int i = 0; i < module->comm_size; ++i) {
         ompi_osc_newrma_region_cache_clear(&module->peers[i].regions);
     }
-    opal_mutex_unlock(&module->attached_lock);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
 }
 
 /* A previous FENCE's IBARRIER must finish before the next one starts. */
@@ -121,12 +122,16 @@ static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event
 
 static int fence_noprecede(ompi_osc_newrma_module_t *module)
 {
+    int32_t ticket;
     int ret;
 
     opal_atomic_mb(); /* MEM_SYNC: expose earlier local stores */
     if (module->shm.active) {
-        /* node-local peers may then be accessed directly at once */
-        ret = ompi_osc_newrma_shm_barrier(module);
+        /* node-local peers may then be accessed directly at once; the
+         * segment's barrier, waited for with the window lock released (a
+         * blocking coll barrier would run opal_progress under it) */
+        ticket = ompi_osc_newrma_shm_barrier_arrive(module);
+        ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }

@@ -15,7 +15,7 @@
 #include "ompi/proc/proc.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_pkt.h"
+#include "osc_newrma_mutex.h"
 #include "osc_newrma_ucx.h"
 
 #define component mca_osc_newrma_component
@@ -30,6 +30,10 @@ typedef struct {
  * the BATCH header and UCX's headers */
 #define UCX_SEGMENT_HEADROOM 1024UL
 
+/* where received active messages go: set from above at ucx_init (the
+ * packet layer's inbox), so the transport calls nothing above it */
+static ompi_osc_newrma_ucx_am_deliver_fn_t ucx_am_deliver;
+
 static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_length, void *data,
                                    size_t length, const ucp_am_recv_param_t *param)
 {
@@ -40,8 +44,8 @@ static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_
         return UCS_OK;
     }
     /* UCS_INPROGRESS: the data stays ours until ompi_osc_newrma_ucx_am_data_release */
-    return ompi_osc_newrma_pkt_enqueue(header, header_length, data, length,
-                                       param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)
+    return ucx_am_deliver(header, header_length, data, length,
+                          param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)
                ? UCS_INPROGRESS
                : UCS_OK;
 }
@@ -274,13 +278,14 @@ err_worker:
     return OMPI_ERROR;
 }
 
-int ompi_osc_newrma_ucx_init(bool thread_multiple)
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver)
 {
     int ret;
 
     if (NULL != component.ucp_worker) {
         return OMPI_SUCCESS;
     }
+    ucx_am_deliver = deliver;
     ret = ucx_create_context(thread_multiple);
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -353,10 +358,10 @@ bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc)
     void *endpoint;
     bool known;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     known = OPAL_SUCCESS ==
             opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc), &endpoint);
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     return known;
 }
 
@@ -365,7 +370,7 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
     ompi_osc_newrma_endpoint_t *endpoint = NULL;
     int ret = OMPI_SUCCESS;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
                                                          (void **) &endpoint)) {
         goto out;
@@ -384,7 +389,7 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
         free(endpoint);
     }
 out:
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     return ret;
 }
 
@@ -416,7 +421,7 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_
     ucs_status_t status;
     int ret = OMPI_SUCCESS;
 
-    opal_mutex_lock(&component.lock);
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     if (OPAL_SUCCESS != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
                                                          (void **) &endpoint)) {
         ret = OMPI_ERR_UNREACH;
@@ -441,7 +446,7 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_
         *rdma_emulated = endpoint->rdma_emulated;
     }
 out:
-    opal_mutex_unlock(&component.lock);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     return ret;
 }
 

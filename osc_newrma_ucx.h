@@ -40,10 +40,19 @@ struct ompi_osc_newrma_endpoint_t {
 };
 
 /**
- * Create the UCX context and worker and register the active-message handler.
- * Idempotent.  Caller holds the component lock.
+ * Where a received active message goes (@p hdr, then @p payload, which the
+ * receiver may keep, with @p may_keep, until it calls
+ * ompi_osc_newrma_ucx_am_data_release).  @return true when it was kept.
  */
-int ompi_osc_newrma_ucx_init(bool thread_multiple);
+typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_len,
+                                                   void *payload, size_t payload_len,
+                                                   bool may_keep);
+
+/**
+ * Create the UCX context and worker; received active messages go to
+ * @p deliver.  Idempotent.  Caller holds the component lock.
+ */
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver);
 
 /** Close every endpoint and destroy the worker and context. */
 void ompi_osc_newrma_ucx_fini(void);

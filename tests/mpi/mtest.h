@@ -20,12 +20,6 @@
 static int mtest_errors = 0;
 static int mtest_rank = 0;
 
-static void mtest_init(int *argc, char ***argv)
-{
-    MPI_Init(argc, argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
-}
-
 static void mtest_error(const char *fmt, ...);
 
 /* MPI_Init_thread for a test that needs MPI_THREAD_MULTIPLE: an error if
@@ -39,6 +33,21 @@ static void mtest_init_multiple(int *argc, char ***argv)
     if (MPI_THREAD_MULTIPLE != provided) {
         mtest_error("MPI_THREAD_MULTIPLE not provided (%d)", provided);
     }
+}
+
+/* MTEST_THREAD_MULTIPLE=1 (run.sh's mt variants) runs every test under
+ * MPI_THREAD_MULTIPLE, so the component's mutexes are real and, in a
+ * --enable-debug build, their order is checked on every path. */
+static void mtest_init(int *argc, char ***argv)
+{
+    const char *mt = getenv("MTEST_THREAD_MULTIPLE");
+
+    if (NULL != mt && 0 == strcmp(mt, "1")) {
+        mtest_init_multiple(argc, argv);
+        return;
+    }
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
 }
 
 static void mtest_error(const char *fmt, ...)

@@ -2,7 +2,8 @@
 # Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Build osc/newrma with --enable-sanitizers (AddressSanitizer and
-# UndefinedBehaviorSanitizer) in a scratch copy of the source tree and run
+# UndefinedBehaviorSanitizer) and --enable-debug (the mutex order checked
+# at run time) in a scratch copy of the source tree and run
 # test-list entries with it: libasan is preloaded into every MPI process
 # (the test programs and Open MPI are not instrumented, the component is),
 # any ASan or UBSan report fails the run.  Leaks are valgrind's job
@@ -25,7 +26,7 @@ else
     (cd "$src" && tar -cf - --exclude=./tests --exclude=./tests-out --exclude=./_build \
         --exclude=./.libs --exclude='*.o' --exclude='*.lo' .)
 fi | tar -C "$build" -xf - || exit 1
-(cd "$build" && ./autogen.sh && ./configure --enable-sanitizers && make -j2) \
+(cd "$build" && ./autogen.sh && ./configure --enable-sanitizers --enable-debug && make -j2) \
     > "$build/build.log" 2>&1 || { tail -20 "$build/build.log"; echo "sanitizer build failed"; exit 1; }
 export NEWRMA_TEST_MPIRUN_ARGS="-x LD_PRELOAD=$asan \
 -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
