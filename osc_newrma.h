@@ -18,7 +18,6 @@
 
 #include "ompi_config.h"
 
-#include <pthread.h>
 #include <stddef.h>
 
 #include <ucp/api/ucp.h>
@@ -30,6 +29,7 @@
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
 #include "opal/threads/mutex.h"
+#include "opal/threads/threads.h"
 #include "opal/util/output.h"
 
 #include "osc_newrma_lock.h"
@@ -192,7 +192,7 @@ struct ompi_osc_newrma_component_t {
      * callback skip the lock queues when there are none) */
     ompi_osc_newrma_atomic_t lock_waiters;
     /** async progress thread (osc_newrma_async_progress) */
-    pthread_t progress_thread;
+    opal_thread_t progress_thread;
     int progress_thread_efd;
     volatile bool progress_thread_stop;
     bool progress_thread_running;
@@ -398,9 +398,6 @@ int ompi_osc_newrma_free(struct ompi_win_t *win);
 int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
                            struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor,
                            int *model);
-
-/** Find a live window by its communicator id (component lock taken inside). */
-ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid);
 
 /* ---- communication (osc_newrma_ops.c) ---- */
 int ompi_osc_newrma_put(const void *origin_addr, int origin_count,

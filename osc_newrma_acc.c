@@ -109,8 +109,7 @@ static void acc_lock(volatile int32_t *lock)
 
     for (int spins = 0;; ++spins) {
         expected = 0;
-        if (__atomic_compare_exchange_n(lock, &expected, 1, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED)) {
+        if (opal_atomic_compare_exchange_strong_acq_32(lock, &expected, 1)) {
             return;
         }
         if (spins > 64) {
@@ -121,7 +120,8 @@ static void acc_lock(volatile int32_t *lock)
 
 static void acc_unlock(volatile int32_t *lock)
 {
-    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+    opal_atomic_wmb(); /* the updates before the release */
+    *lock = 0;
 }
 
 /** How a lock-free element is updated. */
@@ -176,9 +176,12 @@ typedef struct {
 } acc_walk_t;
 
 /* One element with CPU atomics: t target, o operand (NULL: NO_OP), c CAS
- * compare value or NULL, r old value out or NULL. */
-#define ACC_ELEM(T)                                                                                \
-    do {                                                                                           \
+ * compare value or NULL, r old value out or NULL.  One function per element
+ * size; the GCC __atomic builtins, since opal_atomic_* has no 8- and 16-bit
+ * forms and none for AND/OR/XOR that return the old value of every size. */
+#define ACC_ELEM_FN(T, NAME)                                                                       \
+    static void NAME(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)          \
+    {                                                                                              \
         T *tp = (T *) t, old, val, nv;                                                             \
         if (NULL != c) {                                                                           \
             memcpy(&old, c, sizeof(T));                                                            \
@@ -217,22 +220,27 @@ typedef struct {
         if (NULL != r) {                                                                           \
             memcpy(r, &old, sizeof(T));                                                            \
         }                                                                                          \
-    } while (0)
+    }
+
+ACC_ELEM_FN(uint8_t, acc_elem_atomic_1)
+ACC_ELEM_FN(uint16_t, acc_elem_atomic_2)
+ACC_ELEM_FN(uint32_t, acc_elem_atomic_4)
+ACC_ELEM_FN(uint64_t, acc_elem_atomic_8)
 
 static void acc_elem_atomic(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)
 {
     switch (w->size) {
         case 1:
-            ACC_ELEM(uint8_t);
+            acc_elem_atomic_1(w, t, o, c, r);
             break;
         case 2:
-            ACC_ELEM(uint16_t);
+            acc_elem_atomic_2(w, t, o, c, r);
             break;
         case 4:
-            ACC_ELEM(uint32_t);
+            acc_elem_atomic_4(w, t, o, c, r);
             break;
         default:
-            ACC_ELEM(uint64_t);
+            acc_elem_atomic_8(w, t, o, c, r);
             break;
     }
 }
@@ -352,12 +360,12 @@ out:
  * may be unaligned in window memory, hence the aligned(1) types. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 /* one clone per vector width, chosen when the DSO is loaded */
-#    define ACC_VECTORIZE                                                                          \
-        __attribute__((optimize("tree-vectorize"), target_clones("avx512f", "avx2", "default")))
+#define ACC_VECTORIZE                                                                              \
+    __attribute__((optimize("tree-vectorize"), target_clones("avx512f", "avx2", "default")))
 #elif defined(__GNUC__) && !defined(__clang__)
-#    define ACC_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#define ACC_VECTORIZE __attribute__((optimize("tree-vectorize")))
 #else
-#    define ACC_VECTORIZE
+#define ACC_VECTORIZE
 #endif
 
 #define ACC_LOOP(NAME, T, EXPR)                                                                    \
@@ -607,8 +615,7 @@ static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
 
     if (NULL != data && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
         op->bytes > module->config.aggregate_threshold) {
-        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data,
-                                           data_len);
+        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data, data_len);
     }
     ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, data, data_len);
     if (OMPI_SUCCESS == ret) {
@@ -751,7 +758,8 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
-void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+/* Target side: an ACC packet (agent). */
+static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
     ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
@@ -778,9 +786,17 @@ void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
-void ompi_osc_newrma_acc_handle_reply(ompi_osc_newrma_pkt_t *pkt)
+/* Origin side: ACC_REPLY with old values of a fetching accumulate. */
+static void acc_handle_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
+    (void) module;
     ompi_osc_newrma_pkt_deliver_reply(op, op->result_stream, pkt);
+}
+
+void ompi_osc_newrma_acc_register_handlers(void)
+{
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC, acc_handle);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC_REPLY, acc_handle_reply);
 }

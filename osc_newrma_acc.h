@@ -130,11 +130,8 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
                                      const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
                                      char *result);
 
-/** Target side: an ACC packet (agent). */
-void ompi_osc_newrma_acc_handle(ompi_osc_newrma_module_t *module,
-                                struct ompi_osc_newrma_pkt_t *pkt);
-
-/** Origin side: ACC_REPLY with old values of a fetching accumulate. */
-void ompi_osc_newrma_acc_handle_reply(struct ompi_osc_newrma_pkt_t *pkt);
+/** Register the ACC and ACC_REPLY packet handlers with the packet layer
+ * (component init). */
+void ompi_osc_newrma_acc_register_handlers(void);
 
 #endif /* OMPI_OSC_NEWRMA_ACC_H */

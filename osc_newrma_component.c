@@ -13,6 +13,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_ucx.h"
@@ -233,9 +234,15 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
     OBJ_CONSTRUCT(&component.windows, opal_list_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
+    /* the target's packet handlers, before any window can receive one */
+    ompi_osc_newrma_lock_register_handlers();
+    ompi_osc_newrma_acc_register_handlers();
     ret = opal_hash_table_init(&component.modules, 16);
     if (OPAL_SUCCESS == ret) {
         ret = opal_hash_table_init(&component.endpoints, 64);
+    }
+    if (OPAL_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_init();
     }
     component.pools_ready = false;
     component.progress_registered = false;
@@ -256,6 +263,7 @@ static int component_finalize(void)
     }
     ompi_osc_newrma_pkt_drain();
     ompi_osc_newrma_ucx_fini();
+    ompi_osc_newrma_pkt_fini();
     if (component.pools_ready) {
         (void) ompi_osc_newrma_pool_fini(&component.op_global_pool);
         (void) ompi_osc_newrma_pool_fini(&component.target_global_pool);

@@ -303,8 +303,8 @@ static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_ne
     return waiter;
 }
 
-void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
-                                         ompi_osc_newrma_pkt_t *pkt)
+/* LOCK request from an origin. */
+static void lock_handle_request(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool granted;
 
@@ -316,8 +316,8 @@ void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
 }
 
-void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
-                                        ompi_osc_newrma_pkt_t *pkt)
+/* LOCK + one operation + UNLOCK in one packet. */
+static void lock_handle_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     /* PUT data and accumulate operands (GET and NO_OP carry none) */
     bool granted, carries_data = pkt->payload_len > 0;
@@ -345,8 +345,10 @@ void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
 }
 
-void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
-                                        int lock_type, uint64_t tag, int status)
+/* UNLOCK whose operations have all been applied: release, answer (with
+ * @p status: one of them failed), grant. */
+static void lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src, int lock_type,
+                               uint64_t tag, int status)
 {
     ompi_osc_newrma_pkt_hdr_t req = {0};
 
@@ -355,6 +357,21 @@ void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_
     ompi_osc_newrma_lock_word_release(module->my_lock, lock_type);
     lock_reply(module, src, OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK, 0, &req, NULL, 0);
     (void) ompi_osc_newrma_lock_queue_progress(module);
+}
+
+/* WAKE: a node-local origin released the lock word directly. */
+static void lock_handle_wake(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    (void) pkt;
+    (void) ompi_osc_newrma_lock_queue_progress(module);
+}
+
+void ompi_osc_newrma_lock_register_handlers(void)
+{
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_LOCK, lock_handle_request);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_SINGLE, lock_handle_single);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_WAKE, lock_handle_wake);
+    ompi_osc_newrma_pkt_unlock_register(lock_handle_unlock);
 }
 
 void ompi_osc_newrma_lock_queue_fini(ompi_osc_newrma_module_t *module)

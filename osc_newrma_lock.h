@@ -77,18 +77,9 @@ int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int ra
 
 /* ---- the agent (packet handlers; no window lock needed) ---- */
 
-/** LOCK request from an origin. */
-void ompi_osc_newrma_lock_handle_request(ompi_osc_newrma_module_t *module,
-                                         struct ompi_osc_newrma_pkt_t *pkt);
-
-/** LOCK + one operation + UNLOCK in one packet. */
-void ompi_osc_newrma_lock_handle_single(ompi_osc_newrma_module_t *module,
-                                        struct ompi_osc_newrma_pkt_t *pkt);
-
-/** UNLOCK whose operations have all been applied: release, answer (with
- * @p status: one of them failed), grant. */
-void ompi_osc_newrma_lock_handle_unlock(ompi_osc_newrma_module_t *module, int32_t src,
-                                        int lock_type, uint64_t tag, int status);
+/** Register the lock queue's packet handlers (LOCK, SINGLE, WAKE) and its
+ * UNLOCK release with the packet layer (component init). */
+void ompi_osc_newrma_lock_register_handlers(void);
 
 /** Grant every queued waiter whose ticket is served. @return grants made */
 int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module);

@@ -523,17 +523,11 @@ static int module_peers_alloc(ompi_osc_newrma_module_t *module)
 
 static void module_unregister(ompi_osc_newrma_module_t *module)
 {
-    void *found;
-
     ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
-    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
-    if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found) &&
-        found == module) {
-        opal_hash_table_remove_value_uint32(&component.modules, module->cid);
+    if (ompi_osc_newrma_pkt_window_remove(module)) {
         opal_list_remove_item(&component.windows, &module->window_item);
         ompi_osc_newrma_stats_retire(module);
     }
-    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
 }
 
@@ -607,12 +601,10 @@ static int module_register(ompi_osc_newrma_module_t *module)
     int ret;
 
     ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
-    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
-    ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
-    if (OPAL_SUCCESS == ret) {
+    ret = ompi_osc_newrma_pkt_window_add(module);
+    if (OMPI_SUCCESS == ret) {
         opal_list_append(&component.windows, &module->window_item);
     }
-    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
     ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     return ret;
 }
@@ -866,18 +858,6 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;
-}
-
-ompi_osc_newrma_module_t *ompi_osc_newrma_module_lookup(uint32_t cid)
-{
-    void *module = NULL;
-
-    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
-    if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&component.modules, cid, &module)) {
-        module = NULL;
-    }
-    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
-    return module;
 }
 
 /* ---- dynamic windows ---- */

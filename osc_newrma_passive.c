@@ -28,6 +28,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_passive.h"
@@ -406,6 +407,69 @@ int ompi_osc_newrma_passive_op_queued(ompi_osc_newrma_module_t *module,
     return ompi_osc_newrma_passive_issue_lock(module, target);
 }
 
+/* The operands a single-op packet carries: PUT data, accumulate operands
+ * (and CAS compare value); none for GET and NO_OP. */
+static size_t single_payload(ompi_osc_newrma_op_t *op, char *buf, const void **payload_p)
+{
+    ptrdiff_t ooff = 0;
+
+    *payload_p = NULL;
+    if (OMPI_OSC_NEWRMA_OP_GET == op->kind ||
+        (OMPI_OSC_NEWRMA_OP_GACC == op->kind && ompi_osc_newrma_acc_is_no_op(op->acc_op))) {
+        return 0;
+    }
+    (void) ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff);
+    *payload_p = (char *) op->origin_addr + ooff;
+    if (OMPI_OSC_NEWRMA_OP_CAS != op->kind) {
+        return op->bytes;
+    }
+    memcpy(buf, *payload_p, op->bytes);
+    memcpy(buf + op->bytes, op->compare, op->bytes);
+    *payload_p = buf;
+    return 2 * op->bytes;
+}
+
+/* Send @p op, the only operation of @p target's epoch, as LOCK + op +
+ * UNLOCK in one SINGLE packet. */
+static int send_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                       ompi_osc_newrma_op_t *op)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
+    const void *payload;
+    size_t payload_len = single_payload(op, cas, &payload);
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_SINGLE;
+    hdr.flags = MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
+        ret = fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    }
+    hdr.kind = (uint8_t) op->kind;
+    hdr.flags |= fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    hdr.addr = op->target_addr;
+    hdr.len = op->bytes;
+    hdr.tag = (uint64_t) (uintptr_t) target;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    op->issued = true;
+    op->outstanding = 1;
+    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + op %d of %zu bytes + UNLOCK to rank %d in one packet",
+                       (int) op->kind, op->bytes, target->rank);
+    ret = ompi_osc_newrma_pkt_send_counted(module, op->ep, target->rank, &hdr, payload, payload_len,
+                           &target->ack_counter);
+    if (OMPI_SUCCESS != ret) {
+        op->outstanding = 0;
+        op->issued = false;
+    }
+    return ret;
+}
+
 /* ---- closing a target's part of the epoch: FLUSH_LOCAL, FLUSH, UNLOCK ---- */
 
 /* Start closing: decide messages for LOCK_CALLED, set the sync flag. */
@@ -430,7 +494,7 @@ static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
             if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag && 1 == opal_list_get_size(&target->ops) &&
                 ompi_osc_newrma_op_single_eligible(module, op) &&
                 passive_single_may_go(module, target)) {
-                ret = ompi_osc_newrma_pkt_single(module, target, op);
+                ret = send_single(module, target, op);
                 if (OMPI_SUCCESS == ret) {
                     OMPI_OSC_NEWRMA_STAT_ADD(module, SINGLE_OP_EPOCHS, 1);
                     ompi_osc_newrma_stat_op(&module->stats, op->kind,

@@ -7,16 +7,17 @@
  */
 #include "ompi_config.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/proc/proc.h"
+#include "opal/class/opal_free_list.h"
 #include "opal/datatype/opal_convertor.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
-#include "osc_newrma_lock.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
@@ -24,6 +25,62 @@
 #include "osc_newrma_ucx.h"
 
 #define component mca_osc_newrma_component
+
+/* A received packet and, when it is copied and small, its payload: one
+ * free-list element instead of a malloc per packet (payloads from
+ * OMPI_OSC_NEWRMA_PKT_KEEP_MIN on are mostly kept in UCX's buffer).  Packets
+ * are made (UCX receive callback) and freed only by the agent, one thread at
+ * a time (ompi_osc_newrma_agent_progress / _acquire), or at finalize: the
+ * single-threaded free list calls (the atomic ones need 16-byte CAS, which
+ * this out-of-tree DSO is not built for). */
+typedef struct {
+    opal_free_list_item_t super;
+    ompi_osc_newrma_pkt_t pkt;
+    char payload[OMPI_OSC_NEWRMA_PKT_KEEP_MIN];
+} pkt_elem_t;
+
+static opal_free_list_t pkt_free_list;
+static bool pkt_free_list_ready = false;
+
+int ompi_osc_newrma_pkt_init(void)
+{
+    int ret;
+
+    /* grown 16 elements at a time from the first packet on: a process
+     * that never receives one pays nothing */
+    OBJ_CONSTRUCT(&pkt_free_list, opal_free_list_t);
+    ret = opal_free_list_init(&pkt_free_list, sizeof(pkt_elem_t), opal_cache_line_size,
+                              OBJ_CLASS(opal_free_list_item_t), 0, 0, 0, -1, 16, NULL, 0, NULL,
+                              NULL, NULL);
+    if (OPAL_SUCCESS != ret) {
+        OBJ_DESTRUCT(&pkt_free_list);
+        return ret;
+    }
+    pkt_free_list_ready = true;
+    return OMPI_SUCCESS;
+}
+
+/* @p payload_len bytes are copied after the packet unless @p keep */
+static ompi_osc_newrma_pkt_t *pkt_alloc(size_t payload_len, bool keep)
+{
+    size_t copied = keep ? 0 : payload_len;
+    opal_free_list_item_t *item;
+    ompi_osc_newrma_pkt_t *pkt;
+
+    if (copied <= OMPI_OSC_NEWRMA_PKT_KEEP_MIN &&
+        NULL != (item = opal_free_list_get_st(&pkt_free_list))) {
+        pkt = &((pkt_elem_t *) item)->pkt;
+        pkt->payload = ((pkt_elem_t *) item)->payload;
+        pkt->pooled = true;
+        return pkt;
+    }
+    pkt = malloc(sizeof(*pkt) + copied);
+    if (NULL != pkt) {
+        pkt->payload = (char *) (pkt + 1);
+        pkt->pooled = false;
+    }
+    return pkt;
+}
 
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
                                  size_t payload_len, bool may_keep)
@@ -36,7 +93,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
         OSC_NEWRMA_VERBOSE(1, "dropping packet with a %zu-byte header", hdr_len);
         return false;
     }
-    pkt = malloc(sizeof(*pkt) + (keep ? 0 : payload_len));
+    pkt = pkt_alloc(payload_len, keep);
     if (NULL == pkt) {
         opal_output(0, "osc/newrma: out of memory receiving a packet");
         return false;
@@ -44,7 +101,9 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
     memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
     pkt->payload_len = payload_len;
-    pkt->payload = keep ? payload : (char *) (pkt + 1);
+    if (keep) {
+        pkt->payload = payload;
+    }
     pkt->ucx_data = keep ? payload : NULL;
     pkt->replies = NULL;
     if (!keep && payload_len > 0) {
@@ -109,9 +168,9 @@ static int pkt_send_ep(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
 
 /* A packet whose answer decrements *@p counter: counted before it can be
  * answered, uncounted if it could not be sent. */
-static int pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
-                            ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len,
-                            ompi_osc_newrma_atomic_t *counter)
+int ompi_osc_newrma_pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                                     ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                                     size_t payload_len, ompi_osc_newrma_atomic_t *counter)
 {
     int ret;
 
@@ -136,6 +195,25 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
     int ret = pkt_ep(module, dest, &ep);
 
     return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
+}
+
+/* ---- handlers registered from above ---- */
+
+#define PKT_TYPES (OMPI_OSC_NEWRMA_PKT_GET_REPLY + 1)
+
+static ompi_osc_newrma_pkt_handler_fn_t pkt_handlers[PKT_TYPES];
+static ompi_osc_newrma_pkt_unlock_fn_t pkt_unlock_fn;
+
+void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,
+                                          ompi_osc_newrma_pkt_handler_fn_t handler)
+{
+    assert((int) type < PKT_TYPES);
+    pkt_handlers[type] = handler;
+}
+
+void ompi_osc_newrma_pkt_unlock_register(ompi_osc_newrma_pkt_unlock_fn_t unlock)
+{
+    pkt_unlock_fn = unlock;
 }
 
 /* ---- aggregation: one active message per target per progress round ---- */
@@ -663,8 +741,7 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
             opal_atomic_wmb();
             opal_atomic_add_fetch_32(&module->pscw_completes, 1);
         } else if (OMPI_OSC_NEWRMA_PKT_UNLOCK == done->type) {
-            ompi_osc_newrma_lock_handle_unlock(module, done->src, done->lock_type, done->tag,
-                                               status);
+            pkt_unlock_fn(module, done->src, done->lock_type, done->tag, status);
         } else {
             ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
             ack.tag = done->tag;
@@ -855,6 +932,46 @@ static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
     opal_atomic_add_fetch_32(&target->ack_counter, -1);
 }
 
+/* ---- windows by communicator id: what a packet's cid names ---- */
+
+int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module)
+{
+    int ret;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return ret;
+}
+
+bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module)
+{
+    void *found;
+    bool mine;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    mine = OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid,
+                                                             &found) &&
+           found == module;
+    if (mine) {
+        opal_hash_table_remove_value_uint32(&component.modules, module->cid);
+    }
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return mine;
+}
+
+static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
+{
+    void *module = NULL;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&component.modules, cid, &module)) {
+        module = NULL;
+    }
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return module;
+}
+
 /* Hand @p pkt to its handler.  @return false when it was held instead: its
  * window is registered but still inside creation (a peer that left the
  * creation's exchange early may already lock and access it). */
@@ -863,7 +980,7 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
     ompi_osc_newrma_module_t *module = NULL;
 
     if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY != pkt->hdr.type) {
-        module = ompi_osc_newrma_module_lookup(pkt->hdr.cid);
+        module = pkt_window(pkt->hdr.cid);
         if (NULL == module) {
             OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
                                pkt->hdr.cid);
@@ -892,26 +1009,11 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
             pkt_handle_rma_done_ack(module, pkt);
             return;
-        case OMPI_OSC_NEWRMA_PKT_LOCK:
-            ompi_osc_newrma_lock_handle_request(module, pkt);
-            return;
         case OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED:
             pkt_handle_lock_granted(module, pkt);
             return;
-        case OMPI_OSC_NEWRMA_PKT_SINGLE:
-            ompi_osc_newrma_lock_handle_single(module, pkt);
-            return;
         case OMPI_OSC_NEWRMA_PKT_SINGLE_ACK:
             pkt_handle_single_ack(pkt);
-            return;
-        case OMPI_OSC_NEWRMA_PKT_ACC:
-            ompi_osc_newrma_acc_handle(module, pkt);
-            return;
-        case OMPI_OSC_NEWRMA_PKT_ACC_REPLY:
-            ompi_osc_newrma_acc_handle_reply(pkt);
-            return;
-        case OMPI_OSC_NEWRMA_PKT_WAKE:
-            (void) ompi_osc_newrma_lock_queue_progress(module);
             return;
         case OMPI_OSC_NEWRMA_PKT_REGION_QUERY:
             pkt_handle_region_query(module, pkt);
@@ -935,6 +1037,11 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
             pkt_handle_get_reply(pkt);
             return;
         default:
+            /* LOCK, SINGLE, WAKE, ACC, ACC_REPLY: the target's handlers */
+            if (pkt->hdr.type < PKT_TYPES && NULL != pkt_handlers[pkt->hdr.type]) {
+                pkt_handlers[pkt->hdr.type](module, pkt);
+                return;
+            }
             OSC_NEWRMA_VERBOSE(1, "dropping packet of unknown type %u", pkt->hdr.type);
             return;
     }
@@ -946,7 +1053,12 @@ static void pkt_free(ompi_osc_newrma_pkt_t *pkt)
         ompi_osc_newrma_ucx_am_data_release(pkt->ucx_data);
     }
     OBJ_DESTRUCT(&pkt->super);
-    free(pkt);
+    if (pkt->pooled) {
+        opal_free_list_return_st(&pkt_free_list,
+                              (opal_free_list_item_t *) ((char *) pkt - offsetof(pkt_elem_t, pkt)));
+    } else {
+        free(pkt);
+    }
 }
 
 static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
@@ -1009,6 +1121,16 @@ void ompi_osc_newrma_pkt_drain(void)
            NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.held))) {
         pkt_free(pkt);
     }
+}
+
+void ompi_osc_newrma_pkt_fini(void)
+{
+    if (!pkt_free_list_ready) {
+        return;
+    }
+    ompi_osc_newrma_pkt_drain(); /* what arrived while the transport closed */
+    OBJ_DESTRUCT(&pkt_free_list);
+    pkt_free_list_ready = false;
 }
 
 static bool region_query_done(ompi_osc_newrma_module_t *module, void *arg)
@@ -1156,67 +1278,7 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     }
     ret = pkt_ep(module, rank, &ep); /* the window's lock_all: no packets to count */
     return OMPI_SUCCESS != ret ? ret
-                               : pkt_send_counted(module, ep, rank, &hdr, NULL, 0,
+                               : ompi_osc_newrma_pkt_send_counted(module, ep, rank, &hdr, NULL, 0,
                                                   &module->ack_counter);
 }
 
-/* The operands a single-op packet carries: PUT data, accumulate operands
- * (and CAS compare value); none for GET and NO_OP. */
-static size_t pkt_single_payload(ompi_osc_newrma_op_t *op, char *buf, const void **payload_p)
-{
-    ptrdiff_t ooff = 0;
-
-    *payload_p = NULL;
-    if (OMPI_OSC_NEWRMA_OP_GET == op->kind ||
-        (OMPI_OSC_NEWRMA_OP_GACC == op->kind && ompi_osc_newrma_acc_is_no_op(op->acc_op))) {
-        return 0;
-    }
-    (void) ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff);
-    *payload_p = (char *) op->origin_addr + ooff;
-    if (OMPI_OSC_NEWRMA_OP_CAS != op->kind) {
-        return op->bytes;
-    }
-    memcpy(buf, *payload_p, op->bytes);
-    memcpy(buf + op->bytes, op->compare, op->bytes);
-    *payload_p = buf;
-    return 2 * op->bytes;
-}
-
-int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                               ompi_osc_newrma_op_t *op)
-{
-    ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
-    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
-    const void *payload;
-    size_t payload_len = pkt_single_payload(op, cas, &payload);
-    int ret;
-
-    hdr.type = OMPI_OSC_NEWRMA_PKT_SINGLE;
-    hdr.flags = MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
-    if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
-        ret = fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        ompi_osc_newrma_acc_pkt_fill(&hdr, op);
-    }
-    hdr.kind = (uint8_t) op->kind;
-    hdr.flags |= fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
-    hdr.addr = op->target_addr;
-    hdr.len = op->bytes;
-    hdr.tag = (uint64_t) (uintptr_t) target;
-    hdr.tag2 = (uint64_t) (uintptr_t) op;
-    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
-    op->issued = true;
-    op->outstanding = 1;
-    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + op %d of %zu bytes + UNLOCK to rank %d in one packet",
-                       (int) op->kind, op->bytes, target->rank);
-    ret = pkt_send_counted(module, op->ep, target->rank, &hdr, payload, payload_len,
-                           &target->ack_counter);
-    if (OMPI_SUCCESS != ret) {
-        op->outstanding = 0;
-        op->issued = false;
-    }
-    return ret;
-}

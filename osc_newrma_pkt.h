@@ -119,6 +119,8 @@ typedef struct ompi_osc_newrma_pkt_t {
     void *ucx_data;
     /** inside a BATCH: where its answers are aggregated, else NULL */
     ompi_osc_newrma_batch_t *replies;
+    /** an element of the packet free list (else malloc'd) */
+    bool pooled;
 } ompi_osc_newrma_pkt_t;
 
 /** What an origin waits on while its REGION_QUERY is answered. */
@@ -268,10 +270,6 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
 int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
                              ompi_osc_newrma_target_t *target);
 
-/** Send @p op, the only operation of @p target's epoch, as LOCK + op + UNLOCK. */
-int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                               ompi_osc_newrma_op_t *op);
-
 /** Payloads from this size on are kept in UCX's buffer, not copied. */
 #define OMPI_OSC_NEWRMA_PKT_KEEP_MIN 4096
 
@@ -281,6 +279,48 @@ int ompi_osc_newrma_pkt_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma
  * ompi_osc_newrma_ucx_am_data_release).  @return true when kept. */
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
                                  size_t payload_len, bool may_keep);
+
+/**
+ * A handler for packets of one type, registered from the layer above (the
+ * target's lock queue and accumulates) at component init, as UCX's own AM
+ * handler tables are; the packet layer never calls those layers by name.
+ * Runs in the agent, without the window lock.
+ */
+typedef void (*ompi_osc_newrma_pkt_handler_fn_t)(ompi_osc_newrma_module_t *module,
+                                                 ompi_osc_newrma_pkt_t *pkt);
+
+/** An UNLOCK whose operations have all been applied: release the lock word,
+ * answer @p src (with @p status: one of them failed), grant waiters. */
+typedef void (*ompi_osc_newrma_pkt_unlock_fn_t)(ompi_osc_newrma_module_t *module, int32_t src,
+                                                int lock_type, uint64_t tag, int status);
+
+/** Packets of @p type go to @p handler (component init, before any window). */
+void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,
+                                          ompi_osc_newrma_pkt_handler_fn_t handler);
+
+/** Settled UNLOCKs go to @p unlock (component init). */
+void ompi_osc_newrma_pkt_unlock_register(ompi_osc_newrma_pkt_unlock_fn_t unlock);
+
+/** Send a packet to @p dest over @p ep, counting it in @p counter (undone
+ * when the send fails). */
+int ompi_osc_newrma_pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                                     ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                                     size_t payload_len, ompi_osc_newrma_atomic_t *counter);
+
+/** Packets for @p module's communicator id go to it from now on (the caller
+ * holds WINDOWS; LOOKUP is taken inside). */
+int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module);
+
+/** Forget @p module (as ..._window_add). @return false when it was not the
+ * window registered under its id. */
+bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module);
+
+/** The received-packet free list (component init). */
+int ompi_osc_newrma_pkt_init(void);
+
+/** Drop what is left and free the packet free list (component finalize,
+ * after the transport is closed). */
+void ompi_osc_newrma_pkt_fini(void);
 
 /** Handle every packet in the inbox. @return number handled. */
 int ompi_osc_newrma_pkt_process_inbox(void);

@@ -9,7 +9,6 @@
 #include "ompi_config.h"
 
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 
 #include "ompi/datatype/ompi_datatype.h"
@@ -719,9 +718,9 @@ static void progress_thread_sleep(int efd, int timeout_ms)
     }
 }
 
-static void *progress_thread_main(void *arg)
+static void *progress_thread_main(opal_object_t *obj)
 {
-    int efd = *(int *) arg, count;
+    int efd = *(int *) ((opal_thread_t *) obj)->t_arg, count;
 
     while (!component.progress_thread_stop) {
         count = ompi_osc_newrma_agent_progress();
@@ -746,10 +745,14 @@ int ompi_osc_newrma_progress_thread_start(void)
         return ret;
     }
     component.progress_thread_stop = false;
-    if (0 != pthread_create(&component.progress_thread, NULL, progress_thread_main,
-                            &component.progress_thread_efd)) {
+    OBJ_CONSTRUCT(&component.progress_thread, opal_thread_t);
+    component.progress_thread.t_run = progress_thread_main;
+    component.progress_thread.t_arg = &component.progress_thread_efd;
+    ret = opal_thread_start(&component.progress_thread);
+    if (OPAL_SUCCESS != ret) {
+        OBJ_DESTRUCT(&component.progress_thread);
         opal_output(0, "osc/newrma: cannot start the async progress thread");
-        return OMPI_ERROR;
+        return ret;
     }
     component.progress_thread_running = true;
     OSC_NEWRMA_VERBOSE(10, "async progress thread started (UCX event fd %d)",
@@ -765,6 +768,7 @@ void ompi_osc_newrma_progress_thread_stop(void)
     component.progress_thread_stop = true;
     opal_atomic_wmb();
     ompi_osc_newrma_ucx_signal();
-    (void) pthread_join(component.progress_thread, NULL);
+    (void) opal_thread_join(&component.progress_thread, NULL);
+    OBJ_DESTRUCT(&component.progress_thread);
     component.progress_thread_running = false;
 }

@@ -62,14 +62,6 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                                   "operations completed to free elements"},
 };
 
-uint64_t ompi_osc_newrma_stats_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 void ompi_osc_newrma_stats_read(ompi_osc_newrma_module_t *module, ompi_osc_newrma_stats_t *out)
 {
     *out = module->stats;
@@ -113,28 +105,24 @@ static int pvar_process_value(const mca_base_pvar_t *pvar, void *value, void *ob
     return OPAL_SUCCESS;
 }
 
-/* The window a bound handle names, if osc/newrma serves it. */
-static ompi_osc_newrma_module_t *pvar_window(void *obj)
-{
-    ompi_win_t *win = obj;
-
-    if (NULL == win || NULL == win->w_osc_module ||
-        win->w_osc_module->osc_free != ompi_osc_newrma_free) {
-        return NULL;
-    }
-    return ompi_osc_newrma_module(win);
-}
-
+/* A handle bound to a window: its counters if osc/newrma serves it (one of
+ * the windows in the list), zeros for another component's window. */
 static int pvar_window_value(const mca_base_pvar_t *pvar, void *value, void *obj)
 {
-    ompi_osc_newrma_module_t *module = pvar_window(obj);
-    ompi_osc_newrma_stats_t stats;
+    ompi_win_t *win = obj;
+    ompi_osc_newrma_stats_t stats = {{0}};
+    opal_list_item_t *item;
 
-    if (NULL == module) {
-        *(unsigned long long *) value = 0; /* another component's window */
-        return OPAL_SUCCESS;
+    ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
+    OPAL_LIST_FOREACH (item, &component.windows, opal_list_item_t) {
+        ompi_osc_newrma_module_t *module = ompi_osc_newrma_window_of(item);
+
+        if (NULL != win && win->w_osc_module == &module->super) {
+            ompi_osc_newrma_stats_read(module, &stats);
+            break;
+        }
     }
-    ompi_osc_newrma_stats_read(module, &stats);
+    ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     *(unsigned long long *) value = stats.c[(int) (intptr_t) pvar->ctx];
     return OPAL_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #define OSC_NEWRMA_STATS_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "osc_newrma_types.h"
 
@@ -61,8 +62,15 @@ static inline void ompi_osc_newrma_stat_op(ompi_osc_newrma_stats_t *stats,
     stats->c[OMPI_OSC_NEWRMA_STAT_BYTES] += bytes;
 }
 
-/** Monotonic nanoseconds, for the lock wait timer. */
-uint64_t ompi_osc_newrma_stats_now_ns(void);
+/** Monotonic nanoseconds, for the lock wait timer (inline: the target's
+ * lock queue reads it without depending on the MPI_T code). */
+static inline uint64_t ompi_osc_newrma_stats_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
 
 /** Register the MPI_T performance variables (component registration). */
 int ompi_osc_newrma_stats_register(void);

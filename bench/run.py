@@ -349,6 +349,12 @@ def scaling_plot(outdir, mode, comps, results, order):
                       series)
 
 
+# readable ticks for the summary's log axis (powers of 4, as fractions left of 1)
+SUMMARY_TICS = [("1/256", 1 / 256), ("1/64", 1 / 64), ("1/16", 1 / 16), ("1/4", 0.25),
+                ("1/2", 0.5), ("1", 1), ("2", 2), ("4", 4), ("16", 16), ("64", 64),
+                ("256", 256), ("1000", 1000)]
+
+
 def summary_plot(outdir, mode, ratios):
     """summary-MODE.png: newrma / best other per row on a log axis, wins
     left of 1 (rates inverted so that left is better everywhere); wins
@@ -366,7 +372,8 @@ def summary_plot(outdir, mode, ratios):
          else f"set terminal png noenhanced size 900,{height}"),
         f"set output '{os.path.join(outdir, f'summary-{mode}.png')}'",
         f"set title 'newrma / best other, {mode} mode: left of 1 newrma is faster'",
-        "set logscale x 2", "set xlabel 'ratio'", "set ytics font ',7'",
+        "set logscale x 2", "set xlabel 'ratio (newrma / best other)'", "set ytics font ',7'",
+        "set xtics (" + ", ".join(f"'{t}' {v}" for t, v in SUMMARY_TICS) + ")",
         f"set yrange [-1:{len(ratios)}] reverse", "set grid xtics",
         "set palette defined (1 '#1a9850', 2 '#d73027', 3 '#999999')",
         "set cbrange [1:3]", "unset colorbox",
