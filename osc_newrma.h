@@ -135,6 +135,7 @@ struct ompi_osc_newrma_component_t {
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
     int bulk_packets;
+    unsigned int fence_alltoall_ranks;
     /** remote single-element accumulates may use UCX atomics (the atomic
      * rule of osc_newrma_acc.h); off, every window takes the plain rule */
     bool acc_atomics;
@@ -277,8 +278,34 @@ struct ompi_osc_newrma_module_t {
     int batches_open;
     /** PSCW over UCX: COMPLETE packets counted in this exposure epoch */
     ompi_osc_newrma_atomic_t pscw_completes;
-    /** IBARRIER of the last FENCE, until it is known complete */
+    /** PROC_SYNC of the last FENCE, until it is known complete: the
+     * design's IBARRIER, or the exchange of FENCE_DONE counts below */
     ompi_request_t *fence_req;
+    /** FENCE on windows not wholly in one shared segment: the closing epoch
+     * sends FENCE_DONE behind its last packets to each target, unanswered,
+     * and the fence's collective tells every rank how many it was sent, so
+     * no RMA_DONE_ACK round trip precedes the collective */
+    struct {
+        /** FENCE_DONE packets received, by the parity of the fence they
+         * close (a peer's next epoch may end before mine has) */
+        ompi_osc_newrma_atomic_t dones[2];
+        /** an error of a packet that a FENCE_DONE of that parity covered,
+         * for that fence to report (a peer's next epoch may be applied
+         * while my fence still waits) */
+        ompi_osc_newrma_atomic_t failed[2];
+        /** fences called on the window so far (the low bit: the parity) */
+        uint32_t count;
+        /** the collective's buffers while it runs: FENCE_DONEs sent to each
+         * rank (comm_size), and what each rank sent me (alltoall) or
+         * their sum (reduce_scatter) */
+        int *sent;
+        int *received;
+        int received_len;
+        /** FENCE_DONEs still owed to the fence whose collective completed,
+         * of parity owed_parity (0: nothing to wait for) */
+        int owed;
+        int owed_parity;
+    } fence;
     /** PSCW: access epoch (WIN_START) and exposure epoch (WIN_POST) */
     ompi_osc_newrma_pscw_group_t pscw_access;
     ompi_osc_newrma_pscw_group_t pscw_exposure;

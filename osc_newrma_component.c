@@ -155,6 +155,12 @@ static int component_register(void)
                    "is free at once); larger ones use RDMA; 0 never; capped at aggregate_bytes; "
                    "info key \"aggregate_threshold\" overrides (default: 32768)",
                    &component.aggregate_threshold, 32768);
+    register_uint("fence_alltoall_ranks",
+                  "UCX path: MPI_Win_fence tells each rank how many FENCE_DONE packets the "
+                  "closing epoch sent it with one collective: an all-to-all of one int per pair "
+                  "on communicators of at most this many ranks (about as fast as a barrier for "
+                  "few ranks), MPI_Reduce_scatter_block on larger ones (default: 4)",
+                  &component.fence_alltoall_ranks, 4);
     register_int("bulk_packets",
                  "UCX path: how contiguous PUTs and GETs larger than aggregate_threshold "
                  "travel: 1 as pipelined packets that each fill one active message of "

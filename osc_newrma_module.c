@@ -583,9 +583,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->attached_runs);
     OBJ_DESTRUCT(&module->attached);
     OBJ_DESTRUCT(&module->attached_lock);
-    while (NULL != (item = opal_list_remove_first(&module->am_pending_done))) {
-        OBJ_RELEASE(item);
-    }
+    ompi_osc_newrma_pkt_pending_dones_drop(module);
     OBJ_DESTRUCT(&module->am_pending_done);
     OBJ_DESTRUCT(&module->am_received);
     OBJ_DESTRUCT(&module->am_lock);
@@ -816,7 +814,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
 static bool free_ready(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
-    return NULL == module->fence_req && 0 == module->table.num_targets &&
+    return NULL == module->fence_req && 0 == module->fence.owed && 0 == module->table.num_targets &&
            0 == module->ack_counter && 0 == module->active_reqs;
 }
 

@@ -21,18 +21,32 @@
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
+#include "osc_newrma_pool.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_ucx.h"
 
 #define component mca_osc_newrma_component
+
+/** An RMA_DONE (or RMA_DONE + UNLOCK) waiting for PUT packets that have
+ * not arrived yet. */
+typedef struct {
+    opal_free_list_item_t super;
+    int32_t src;
+    uint32_t count;
+    uint64_t tag;
+    /** the packet: RMA_DONE, UNLOCK, COMPLETE or FENCE_DONE */
+    uint8_t type;
+    int lock_type;
+} pkt_pending_done_t;
+static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_free_list_item_t, NULL, NULL);
 
 /* A received packet and, when it is copied and small, its payload: one
  * free-list element instead of a malloc per packet (payloads from
  * OMPI_OSC_NEWRMA_PKT_KEEP_MIN on are mostly kept in UCX's buffer).  Packets
  * are made (UCX receive callback) and freed only by the agent, one thread at
  * a time (ompi_osc_newrma_agent_progress / _acquire), or at finalize: the
- * single-threaded free list calls (the atomic ones need 16-byte CAS, which
- * this out-of-tree DSO is not built for). */
+ * single-threaded free list calls, without the 16-byte compare-and-swap of
+ * the thread-safe ones. */
 typedef struct {
     opal_free_list_item_t super;
     ompi_osc_newrma_pkt_t pkt;
@@ -40,19 +54,23 @@ typedef struct {
 } pkt_elem_t;
 
 static opal_free_list_t pkt_free_list;
+/* RMA_DONEs waiting for their packets (pkt_pending_done_t): made by the
+ * agent, freed by whoever settles them under the window's am_lock, so the
+ * thread-safe calls */
+static opal_free_list_t pkt_done_free_list;
 static bool pkt_free_list_ready = false;
 
 int ompi_osc_newrma_pkt_init(void)
 {
-    int ret;
+    int ret = ompi_osc_newrma_free_list_init(&pkt_free_list, sizeof(pkt_elem_t),
+                                             OBJ_CLASS(opal_free_list_item_t));
 
-    /* grown 16 elements at a time from the first packet on: a process
-     * that never receives one pays nothing */
-    OBJ_CONSTRUCT(&pkt_free_list, opal_free_list_t);
-    ret = opal_free_list_init(&pkt_free_list, sizeof(pkt_elem_t), opal_cache_line_size,
-                              OBJ_CLASS(opal_free_list_item_t), 0, 0, 0, -1, 16, NULL, 0, NULL,
-                              NULL, NULL);
-    if (OPAL_SUCCESS != ret) {
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_free_list_init(&pkt_done_free_list, sizeof(pkt_pending_done_t),
+                                         OBJ_CLASS(pkt_pending_done_t));
+    if (OMPI_SUCCESS != ret) {
         OBJ_DESTRUCT(&pkt_free_list);
         return ret;
     }
@@ -137,9 +155,10 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_COMPLETE] = "COMPLETE",
         [OMPI_OSC_NEWRMA_PKT_GET] = "GET",
         [OMPI_OSC_NEWRMA_PKT_GET_REPLY] = "GET_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_FENCE_DONE] = "FENCE_DONE",
     };
 
-    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_GET_REPLY) {
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_LAST) {
         return "UNKNOWN";
     }
     return names[type];
@@ -199,7 +218,7 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 
 /* ---- handlers registered from above ---- */
 
-#define PKT_TYPES (OMPI_OSC_NEWRMA_PKT_GET_REPLY + 1)
+#define PKT_TYPES (OMPI_OSC_NEWRMA_PKT_LAST + 1)
 
 static ompi_osc_newrma_pkt_handler_fn_t pkt_handlers[PKT_TYPES];
 static ompi_osc_newrma_pkt_unlock_fn_t pkt_unlock_fn;
@@ -391,7 +410,7 @@ int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_n
     return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
 }
 
-/* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE) behind the
+/* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE, FENCE_DONE) behind the
  * aggregated ones, sent at once (the design's piggybacking): it counts the
  * PUT and ACC packets sent since the last one. */
 static int pkt_batch_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -652,18 +671,6 @@ static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_
 
 /* ---- PUT packets and RMA_DONE at the target ---- */
 
-/** An RMA_DONE (or RMA_DONE + UNLOCK) waiting for PUT packets that have
- * not arrived yet. */
-typedef struct {
-    opal_list_item_t super;
-    int32_t src;
-    uint32_t count;
-    uint64_t tag;
-    /** the packet: RMA_DONE, UNLOCK or COMPLETE */
-    uint8_t type;
-    int lock_type;
-} pkt_pending_done_t;
-static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_list_item_t, NULL, NULL);
 
 /* The per-origin count of applied packets carries one more bit: one of
  * them failed since the last RMA_DONE or UNLOCK was answered. */
@@ -718,7 +725,7 @@ static int pkt_ack(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t
 /* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
  * held).  Packets and RMA_DONE may arrive in any order: counting makes the
  * acknowledgement independent of it.  An UNLOCK also releases the lock; a
- * COMPLETE is counted for MPI_Win_wait. */
+ * COMPLETE is counted for MPI_Win_wait, a FENCE_DONE for the fence. */
 static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
                                  const ompi_osc_newrma_pkt_t *handled)
 {
@@ -733,13 +740,19 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
             continue;
         }
         pkt_set_applied(module, done->src, applied - done->count);
-        opal_list_remove_item(&module->am_pending_done, &done->super);
+        opal_list_remove_item(&module->am_pending_done, &done->super.super);
         if (OMPI_OSC_NEWRMA_PKT_COMPLETE == done->type) {
             if (OMPI_SUCCESS != status) {
                 ompi_osc_newrma_module_error(module, status); /* MPI_Win_wait reports it */
             }
             opal_atomic_wmb();
             opal_atomic_add_fetch_32(&module->pscw_completes, 1);
+        } else if (OMPI_OSC_NEWRMA_PKT_FENCE_DONE == done->type) {
+            if (OMPI_SUCCESS != status) {
+                module->fence.failed[done->tag & 1] = status; /* the fence reports it */
+            }
+            opal_atomic_wmb();
+            opal_atomic_add_fetch_32(&module->fence.dones[done->tag & 1], 1);
         } else if (OMPI_OSC_NEWRMA_PKT_UNLOCK == done->type) {
             pkt_unlock_fn(module, done->src, done->lock_type, done->tag, status);
         } else {
@@ -750,7 +763,16 @@ static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
                 opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
             }
         }
-        OBJ_RELEASE(done);
+        opal_free_list_return_mt(&pkt_done_free_list, &done->super);
+    }
+}
+
+void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first(&module->am_pending_done))) {
+        opal_free_list_return_mt(&pkt_done_free_list, (opal_free_list_item_t *) item);
     }
 }
 
@@ -849,7 +871,7 @@ static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
 
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    pkt_pending_done_t *done = OBJ_NEW(pkt_pending_done_t);
+    pkt_pending_done_t *done = (pkt_pending_done_t *) opal_free_list_get_mt(&pkt_done_free_list);
 
     if (NULL == done) {
         opal_output(0, "osc/newrma: out of memory handling RMA_DONE");
@@ -862,7 +884,7 @@ static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     done->lock_type = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE
                                                                             : MPI_LOCK_SHARED;
     ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
-    opal_list_append(&module->am_pending_done, &done->super);
+    opal_list_append(&module->am_pending_done, &done->super.super);
     pkt_settle_rma_dones(module, pkt);
     ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
@@ -1004,6 +1026,7 @@ static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
         case OMPI_OSC_NEWRMA_PKT_UNLOCK:
         case OMPI_OSC_NEWRMA_PKT_COMPLETE:
+        case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
             pkt_handle_rma_done(module, pkt);
             return;
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
@@ -1129,6 +1152,7 @@ void ompi_osc_newrma_pkt_fini(void)
         return;
     }
     ompi_osc_newrma_pkt_drain(); /* what arrived while the transport closed */
+    OBJ_DESTRUCT(&pkt_done_free_list);
     OBJ_DESTRUCT(&pkt_free_list);
     pkt_free_list_ready = false;
 }
@@ -1245,6 +1269,16 @@ int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
     hdr.type = OMPI_OSC_NEWRMA_PKT_COMPLETE;
     return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
                           : pkt_batch_send_tail(module, target, &hdr);
+}
+
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, int parity)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_FENCE_DONE;
+    hdr.tag = (uint64_t) parity;
+    return pkt_batch_send_tail(module, target, &hdr);
 }
 
 /* ---- passive target requests at the origin ---- */

@@ -69,8 +69,15 @@ typedef enum {
      * RMA_DONE or UNLOCK behind it waits until it has read */
     OMPI_OSC_NEWRMA_PKT_GET,
     /** the data one GET packet read (tag, tag2 echoed; status) */
-    OMPI_OSC_NEWRMA_PKT_GET_REPLY
+    OMPI_OSC_NEWRMA_PKT_GET_REPLY,
+    /** FENCE: the origin's epoch to this target ends here; as COMPLETE, the
+     * count packets before it are applied first (no answer); tag: the
+     * parity of the fence, whose collective tells the target to expect it */
+    OMPI_OSC_NEWRMA_PKT_FENCE_DONE
 } ompi_osc_newrma_pkt_type_t;
+
+/** the highest packet type (bounds the name and handler tables) */
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_FENCE_DONE
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
@@ -246,6 +253,9 @@ void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
  * packet this process applies as a target, which then fails. */
 bool ompi_osc_newrma_pkt_test_fail(void);
 
+/** Forget the RMA_DONEs still waiting for packets (window destruction). */
+void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module);
+
 /** Printable name of a packet type (verbose output). */
 const char *ompi_osc_newrma_pkt_name(int type);
 
@@ -259,6 +269,11 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
  * @p target->am_sent (or, NULL, none). */
 int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
                                  ompi_osc_newrma_target_t *target);
+
+/** FENCE over UCX: send FENCE_DONE of the fence of @p parity to
+ * @p target behind the packets counted in target->am_sent. */
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, int parity);
 
 /** Send RMA_DONE + UNLOCK to @p rank for a lock of @p lock_type; @p target
  * (or NULL: the window) counts the acknowledgement. */

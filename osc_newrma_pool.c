@@ -106,3 +106,16 @@ size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool)
     ompi_osc_newrma_mutex_unlock_mt(&pool->lock, OMPI_OSC_NEWRMA_MUTEX_POOL);
     return n;
 }
+
+int ompi_osc_newrma_free_list_init(opal_free_list_t *list, size_t size, opal_class_t *cls)
+{
+    int ret;
+
+    OBJ_CONSTRUCT(list, opal_free_list_t);
+    ret = opal_free_list_init(list, size, opal_cache_line_size, cls, 0, 0, 0, -1, 16, NULL, 0,
+                              NULL, NULL, NULL);
+    if (OPAL_SUCCESS != ret) {
+        OBJ_DESTRUCT(list);
+    }
+    return ret;
+}

@@ -18,6 +18,7 @@
 
 #include "ompi_config.h"
 
+#include "opal/class/opal_free_list.h"
 #include "opal/class/opal_list.h"
 #include "opal/threads/mutex.h"
 
@@ -76,6 +77,16 @@ opal_list_item_t *ompi_osc_newrma_pool_get(ompi_osc_newrma_pool_t *local,
  */
 void ompi_osc_newrma_pool_put(ompi_osc_newrma_pool_t *local, ompi_osc_newrma_pool_t *global,
                               opal_list_item_t *item);
+
+/**
+ * Construct and initialize @p list of elements of @p size bytes and class
+ * @p cls (derived from opal_free_list_item_t), unbounded, grown 16 at a
+ * time from the first get: a process that never uses it pays nothing.  For
+ * the transport's and packets' buffers, where elements are taken and given
+ * back at a rate the operation table's fixed pools are not sized for.
+ * On failure @p list is destructed.
+ */
+int ompi_osc_newrma_free_list_init(opal_free_list_t *list, size_t size, opal_class_t *cls);
 
 /** Number of free elements available right now in @p pool. */
 size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool);

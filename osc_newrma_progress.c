@@ -172,7 +172,9 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
 }
 
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts
- * them; RDMA writes are flushed before it, as the target cannot see them.
+ * them (FENCE: FENCE_DONE, and the fence's collective tells the target to
+ * expect it); RDMA writes are flushed before it, as the target cannot see
+ * them.
  * It may go once every op is out and nothing reads the target by RDMA: GET
  * and fetching packets still waiting for their answers are applied before
  * it (design: piggybacking), so the target's MPI_Win_wait does not wait a
@@ -196,7 +198,14 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->flush_pending > 0) {
         return 0;
     }
-    ret = ompi_osc_newrma_pkt_complete(module, target->rank, target);
+    if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag) {
+        ret = ompi_osc_newrma_pkt_fence_done(module, target, (int) (module->fence.count & 1));
+        if (OMPI_SUCCESS == ret) {
+            module->fence.sent[target->rank]++;
+        }
+    } else {
+        ret = ompi_osc_newrma_pkt_complete(module, target->rank, target);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -204,14 +213,20 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     return 1;
 }
 
+/* COMPLETE and FENCE_DONE close the target's epoch without an answer. */
+static bool sync_flag_unanswered(ompi_osc_newrma_sync_flag_t flag)
+{
+    return OMPI_OSC_NEWRMA_SYNC_COMPLETE == flag || OMPI_OSC_NEWRMA_SYNC_FENCE == flag;
+}
+
 /* Active target: an element that a synchronization flagged is released
- * once its ops are done, after its COMPLETE or its RMA_DONE (counted in the
- * window's ack_counter). */
+ * once its ops are done, after its COMPLETE, FENCE_DONE or RMA_DONE
+ * (counted in the window's ack_counter). */
 static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
 
-    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
+    if (sync_flag_unanswered(target->sync_flag)) {
         ret = complete_target(module, target);
         if (ret <= 0) {
             return ret;
@@ -220,7 +235,7 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
     if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
-    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE != target->sync_flag &&
+    if (!sync_flag_unanswered(target->sync_flag) &&
         ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target, &module->ack_counter);
         if (OMPI_SUCCESS != ret) {
@@ -291,19 +306,58 @@ int ompi_osc_newrma_make_rma_progress_target(ompi_osc_newrma_module_t *module,
     return total;
 }
 
-/* FENCE_ISSUED -> FENCE_GRANTED once the IBARRIER of fence_req completed. */
+/* The fence's collective completed: free it and, when it carried the
+ * FENCE_DONE counts, learn how many are owed to me. */
+static int fence_req_finish(ompi_osc_newrma_module_t *module)
+{
+    int ret = ompi_request_free(&module->fence_req);
+
+    module->fence_req = NULL;
+    if (NULL != module->fence.received) {
+        for (int i = 0; i < module->fence.received_len; ++i) {
+            module->fence.owed += module->fence.received[i];
+        }
+        free(module->fence.received);
+        free(module->fence.sent);
+        module->fence.received = NULL;
+        module->fence.sent = NULL;
+    }
+    return ret;
+}
+
+/* FENCE_ISSUED -> FENCE_GRANTED once the collective of fence_req completed
+ * and every FENCE_DONE it announced has been counted (its packets are
+ * applied). */
 static int fence_req_check(ompi_osc_newrma_module_t *module)
 {
+    ompi_osc_newrma_atomic_t *dones = &module->fence.dones[module->fence.owed_parity];
     ompi_osc_newrma_win_state_t next;
-    int ret;
+    int ret, progressed = 0;
 
-    if (NULL == module->fence_req || !REQUEST_COMPLETE(module->fence_req)) {
+    if (NULL != module->fence_req) {
+        if (!REQUEST_COMPLETE(module->fence_req)) {
+            return 0;
+        }
+        ret = fence_req_finish(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        progressed = 1;
+    } else if (0 == module->fence.owed) {
         return 0;
     }
-    ret = ompi_request_free(&module->fence_req);
-    module->fence_req = NULL;
-    if (OMPI_SUCCESS != ret) {
-        return ret;
+    if (module->fence.owed > 0) {
+        if (*dones < module->fence.owed) {
+            return progressed;
+        }
+        opal_atomic_add_fetch_32(dones, -module->fence.owed);
+        module->fence.owed = 0;
+        opal_atomic_rmb();
+        if (OMPI_SUCCESS != module->fence.failed[module->fence.owed_parity]) {
+            /* this fence returns it */
+            ompi_osc_newrma_module_error(module, module->fence.failed[module->fence.owed_parity]);
+            module->fence.failed[module->fence.owed_parity] = OMPI_SUCCESS;
+        }
     }
     if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state &&
         OMPI_SUCCESS == ompi_osc_newrma_win_state_next(

@@ -10,7 +10,9 @@
 
 #include <stdlib.h>
 
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/group/group.h"
+#include "ompi/op/op.h"
 #include "ompi/mca/coll/coll.h"
 #include "ompi/mca/pml/pml.h"
 
@@ -19,6 +21,8 @@
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
+
+#define component mca_osc_newrma_component
 
 int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_win_event_t event)
@@ -38,7 +42,7 @@ int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
 static bool fence_req_done(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
-    return NULL == module->fence_req;
+    return NULL == module->fence_req && 0 == module->fence.owed;
 }
 
 static bool fence_ops_done(ompi_osc_newrma_module_t *module, void *arg)
@@ -47,25 +51,63 @@ static bool fence_ops_done(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->table.num_targets && 0 == module->ack_counter;
 }
 
-static int fence_ibarrier(ompi_osc_newrma_module_t *module)
+/* The fence's PROC_SYNC on a window not wholly in the shared segment:
+ * one collective that also tells every rank how many FENCE_DONE packets
+ * the closing epoch sent it (fence.sent; zeros after an epoch without
+ * operations), so it needs no RMA_DONE_ACK round trip before it.  For a
+ * few ranks an all-to-all of one int per pair costs what a barrier does;
+ * for more, reduce_scatter_block moves O(ranks) bytes instead of messages.
+ * The buffers live until progress sees the request complete
+ * (fence_req_check). */
+static int fence_exchange(ompi_osc_newrma_module_t *module)
 {
     ompi_communicator_t *comm = module->comm;
+    bool alltoall = module->comm_size <= (int) component.fence_alltoall_ranks;
+    int ret;
 
-    return comm->c_coll->coll_ibarrier(comm, &module->fence_req,
-                                       comm->c_coll->coll_ibarrier_module);
+    module->fence.received_len = alltoall ? module->comm_size : 1;
+    module->fence.received = malloc((size_t) module->fence.received_len * sizeof(int));
+    if (NULL == module->fence.received) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    module->fence.owed_parity = (int) (module->fence.count & 1);
+    module->fence.count++;
+    ret = alltoall
+              ? comm->c_coll->coll_ialltoall(module->fence.sent, 1, &ompi_mpi_int.dt,
+                                             module->fence.received, 1, &ompi_mpi_int.dt, comm,
+                                             &module->fence_req,
+                                             comm->c_coll->coll_ialltoall_module)
+              : comm->c_coll->coll_ireduce_scatter_block(
+                    module->fence.sent, module->fence.received, 1, &ompi_mpi_int.dt,
+                    &ompi_mpi_op_sum.op, comm, &module->fence_req,
+                    comm->c_coll->coll_ireduce_scatter_block_module);
+    if (OMPI_SUCCESS != ret) {
+        free(module->fence.received);
+        module->fence.received = NULL;
+    }
+    return ret;
 }
 
-/* Complete every operation of the ending epoch: issue them all, RMA_DONE
- * behind the last op to each target, wait for the op table to empty and
- * every RMA_DONE_ACK (ack_counter back to 0). */
-static int fence_complete_ops(ompi_osc_newrma_module_t *module)
+/* The fence's count of FENCE_DONEs sent to each rank, zero so far. */
+static int fence_counts_alloc(ompi_osc_newrma_module_t *module)
+{
+    module->fence.sent = calloc((size_t) module->comm_size, sizeof(int));
+    return NULL == module->fence.sent ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/* Complete every operation of the ending epoch: issue them all and the
+ * closing packet behind the last op to each target, @p flag: RMA_DONE
+ * (SYNC_FLUSH; wait for every RMA_DONE_ACK, ack_counter back to 0) or
+ * FENCE_DONE (SYNC_FENCE; unanswered, counted in fence.sent); wait for the
+ * op table to empty. */
+static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_target_t *target;
     int slot;
 
     for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
-        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH;
+        target->sync_flag = flag;
     }
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
 }
@@ -137,20 +179,21 @@ static int fence_noprecede(ompi_osc_newrma_module_t *module)
         }
         opal_atomic_mb();
     }
-    ret = fence_ibarrier(module);
+    ret = fence_exchange(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
     return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
 }
 
-/* After fence_complete_ops: the IBARRIER, waited for. */
+/* After fence_complete_ops: the collective, waited for, and the FENCE_DONEs
+ * it announced. */
 static int fence_full(ompi_osc_newrma_module_t *module)
 {
     int ret;
 
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-    ret = fence_ibarrier(module);
+    ret = fence_exchange(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -181,17 +224,30 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    if (!module->shm.whole) {
+        ret = fence_counts_alloc(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
     /* NOPRECEDE promises no operations to complete; if the user broke the
      * promise, complete them anyway rather than lose them */
     if (!(mpi_assert & MPI_MODE_NOPRECEDE) || 0 != module->table.num_targets) {
-        ret = fence_complete_ops(module);
-        if (OMPI_SUCCESS == ret) {
-            ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER)
-                                    : fence_full(module);
+        if (module->shm.whole) {
+            ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+            ret = OMPI_SUCCESS != ret ? ret : fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
+        } else {
+            ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
+            ret = OMPI_SUCCESS != ret ? ret : fence_full(module);
         }
     } else {
         ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE)
                                 : fence_noprecede(module);
+    }
+    if (NULL == module->fence.received) {
+        /* no collective reads the counts (it did not start, or finished) */
+        free(module->fence.sent);
+        module->fence.sent = NULL;
     }
     if (OMPI_SUCCESS == ret) {
         fence_forget_regions(module);
@@ -454,7 +510,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct omp
  * PML message once they are acknowledged. */
 static int complete_by_messages(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
 {
-    int ret = fence_complete_ops(module);
+    int ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH);
 
     if (OMPI_SUCCESS != ret) {
         return ret;

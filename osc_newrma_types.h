@@ -91,7 +91,10 @@ typedef enum {
     OMPI_OSC_NEWRMA_SYNC_UNLOCK,
     /** PSCW over UCX: issue every op, flush RDMA writes, then COMPLETE
      * (counting the packets, unanswered) and release the element */
-    OMPI_OSC_NEWRMA_SYNC_COMPLETE
+    OMPI_OSC_NEWRMA_SYNC_COMPLETE,
+    /** FENCE over UCX: as COMPLETE, with FENCE_DONE, which the fence's
+     * collective counts for the target (no RMA_DONE_ACK to wait for) */
+    OMPI_OSC_NEWRMA_SYNC_FENCE
 } ompi_osc_newrma_sync_flag_t;
 
 /** Kind of an operation element. */

@@ -13,18 +13,40 @@
 #include <string.h>
 
 #include "ompi/proc/proc.h"
+#include "opal/class/opal_free_list.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_mutex.h"
+#include "osc_newrma_pool.h"
 #include "osc_newrma_ucx.h"
 
 #define component mca_osc_newrma_component
 
-/* A sent active message owns a copy of header and payload until completion. */
+/* A sent active message owns a copy of header and payload until
+ * completion: an element of ucx_am_buffers when it fits one (the common
+ * small message and every aggregated message's first size), else
+ * malloc'd. */
 typedef struct {
+    opal_free_list_item_t super;
+    bool pooled;
     size_t hdr_len;
     char data[];
 } ucx_am_buffer_t;
+
+/** header + payload bytes of a pooled send buffer: an aggregated message
+ * starts at 4 KiB of packets (osc_newrma_pkt.c) behind one packet header */
+#define UCX_AM_POOLED_BYTES (4096 + 256)
+
+/** header bytes an operation's own active message keeps in its pooled
+ * descriptor (a packet header; longer ones are malloc'd) */
+#define UCX_OP_AM_POOLED_HDR 128
+
+/* Free lists of send buffers and operation descriptors.  UCX calls their
+ * completion callbacks from whichever thread progresses the worker (the
+ * async progress thread too), so they take the thread-safe calls. */
+static opal_free_list_t ucx_am_buffers;
+static opal_free_list_t ucx_op_ams;
+static bool ucx_lists_ready = false;
 
 /** bytes of a TCP receive segment beyond an aggregated message's packets:
  * the BATCH header and UCX's headers */
@@ -278,6 +300,26 @@ err_worker:
     return OMPI_ERROR;
 }
 
+static int ucx_lists_init(size_t op_am_size)
+{
+    int ret = ompi_osc_newrma_free_list_init(&ucx_am_buffers,
+                                             sizeof(ucx_am_buffer_t) + UCX_AM_POOLED_BYTES,
+                                             OBJ_CLASS(opal_free_list_item_t));
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_free_list_init(&ucx_op_ams, op_am_size, OBJ_CLASS(opal_free_list_item_t));
+    if (OMPI_SUCCESS != ret) {
+        OBJ_DESTRUCT(&ucx_am_buffers);
+        return ret;
+    }
+    ucx_lists_ready = true;
+    return OMPI_SUCCESS;
+}
+
+static size_t ucx_op_am_size(void);
+
 int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver)
 {
     int ret;
@@ -286,6 +328,12 @@ int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_delive
         return OMPI_SUCCESS;
     }
     ucx_am_deliver = deliver;
+    if (!ucx_lists_ready) {
+        ret = ucx_lists_init(ucx_op_am_size());
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
     ret = ucx_create_context(thread_multiple);
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -345,6 +393,12 @@ void ompi_osc_newrma_ucx_fini(void)
     if (NULL != component.ucp_context) {
         ucp_cleanup(component.ucp_context);
         component.ucp_context = NULL;
+    }
+    if (ucx_lists_ready) {
+        /* the worker is gone: no send can still complete */
+        OBJ_DESTRUCT(&ucx_op_ams);
+        OBJ_DESTRUCT(&ucx_am_buffers);
+        ucx_lists_ready = false;
     }
 }
 
@@ -578,6 +632,8 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
 
 /* UCX 1.13 reads an active message's header until the send completes. */
 typedef struct {
+    opal_free_list_item_t super;
+    bool pooled;
     ompi_osc_newrma_op_t *op;
     /** the payload's two pieces when it has a prefix (UCX reads the array
      * until the send completes) */
@@ -585,12 +641,41 @@ typedef struct {
     char hdr[];
 } ucx_op_am_t;
 
+static size_t ucx_op_am_size(void)
+{
+    return sizeof(ucx_op_am_t) + UCX_OP_AM_POOLED_HDR;
+}
+
+static ucx_op_am_t *ucx_op_am_alloc(size_t hdr_len)
+{
+    ucx_op_am_t *am = NULL;
+
+    if (hdr_len <= UCX_OP_AM_POOLED_HDR) {
+        am = (ucx_op_am_t *) opal_free_list_get_mt(&ucx_op_ams);
+    }
+    if (NULL != am) {
+        am->pooled = true;
+    } else if (NULL != (am = malloc(sizeof(*am) + hdr_len))) {
+        am->pooled = false;
+    }
+    return am;
+}
+
+static void ucx_op_am_free(ucx_op_am_t *am)
+{
+    if (am->pooled) {
+        opal_free_list_return_mt(&ucx_op_ams, &am->super);
+    } else {
+        free(am);
+    }
+}
+
 static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
 {
     ucx_op_am_t *am = user_data;
 
     ucx_op_done(am->op, status, "active message of an operation");
-    free(am);
+    ucx_op_am_free(am);
     ucp_request_free(request);
 }
 
@@ -598,7 +683,7 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
                                    size_t hdr_len, const void *prefix, size_t prefix_len,
                                    const void *data, size_t len)
 {
-    ucx_op_am_t *am = malloc(sizeof(*am) + hdr_len);
+    ucx_op_am_t *am = ucx_op_am_alloc(hdr_len);
     ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
     int ret;
@@ -627,7 +712,7 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
     ret = ucx_op_started(op, req, "ucp_am_send_nbx");
     if (!UCS_PTR_IS_PTR(req)) {
-        free(am); /* done or failed at once: no callback */
+        ucx_op_am_free(am); /* done or failed at once: no callback */
     }
     return ret;
 }
@@ -680,12 +765,21 @@ int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
     return UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
+static void ucx_am_buffer_release(ucx_am_buffer_t *buf)
+{
+    if (buf->pooled) {
+        opal_free_list_return_mt(&ucx_am_buffers, &buf->super);
+    } else {
+        free(buf);
+    }
+}
+
 static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
 {
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
     }
-    free(user_data);
+    ucx_am_buffer_release(user_data);
     ucp_request_free(request);
 }
 
@@ -696,9 +790,16 @@ static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
 
 void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
 {
-    ucx_am_buffer_t *buf = malloc(sizeof(*buf) + hdr_len + capacity);
+    ucx_am_buffer_t *buf = NULL;
 
-    if (NULL == buf) {
+    if (hdr_len + capacity <= UCX_AM_POOLED_BYTES) {
+        buf = (ucx_am_buffer_t *) opal_free_list_get_mt(&ucx_am_buffers);
+    }
+    if (NULL != buf) {
+        buf->pooled = true;
+    } else if (NULL != (buf = malloc(sizeof(*buf) + hdr_len + capacity))) {
+        buf->pooled = false;
+    } else {
         return NULL;
     }
     buf->hdr_len = hdr_len;
@@ -707,16 +808,31 @@ void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
 
 void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
 {
-    ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
+    ucx_am_buffer_t *buf = ucx_am_buffer_of(data), *grown;
 
-    buf = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
-    return NULL == buf ? NULL : buf->data;
+    if (!buf->pooled) {
+        grown = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
+        return NULL == grown ? NULL : grown->data;
+    }
+    if (buf->hdr_len + capacity <= UCX_AM_POOLED_BYTES) {
+        return data;
+    }
+    /* outgrew the pooled element: everything it can hold moves */
+    grown = malloc(sizeof(*grown) + buf->hdr_len + capacity);
+    if (NULL == grown) {
+        return NULL;
+    }
+    grown->pooled = false;
+    grown->hdr_len = buf->hdr_len;
+    memcpy(grown->data, buf->data, UCX_AM_POOLED_BYTES);
+    ucx_am_buffer_release(buf);
+    return grown->data;
 }
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data)
 {
     if (NULL != data) {
-        free(ucx_am_buffer_of(data));
+        ucx_am_buffer_release(ucx_am_buffer_of(data));
     }
 }
 
@@ -736,7 +852,7 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
-    free(buf);
+    ucx_am_buffer_release(buf);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
                     ucs_status_string(UCS_PTR_STATUS(req)));

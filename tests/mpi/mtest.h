@@ -108,6 +108,26 @@ static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
         }                                                                                          \
     } while (0)
 
+/* packet_error and fence_error: rank 1 fails the argv[1]-th packet it
+ * applies (the component's test hook osc_newrma_test_fail_packet, set before
+ * MPI_Init); a window of three longs, -1 0 0, whose errors are returned.
+ * @return the failing packet's number. */
+static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win *win)
+{
+    const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
+    const char *fail_at = *argc > 1 ? (*argv)[1] : "1";
+
+    if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
+        setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_at, 1);
+    }
+    mtest_init(argc, argv);
+    MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                               base, win));
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    (*base)[0] = -1, (*base)[1] = (*base)[2] = 0;
+    return atoi(fail_at);
+}
+
 static int mtest_finalize(void)
 {
     int total = 0;

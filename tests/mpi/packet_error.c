@@ -34,21 +34,11 @@ static void expect(int rc, int fail_at, int first, int last, const char *what)
 
 int main(int argc, char **argv)
 {
-    const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
-    int fail_at = argc > 1 ? atoi(argv[1]) : 1;
     long *base, vals[ROUNDS + 2], ones[2] = {1, 1}, want_put, want_acc;
     MPI_Win win;
+    int fail_at = mtest_init_fail_packet(&argc, &argv, &base, &win);
 
-    if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
-        setenv("OMPI_MCA_osc_newrma_test_fail_packet", argc > 1 ? argv[1] : "1", 1);
-    }
-    mtest_init(&argc, &argv);
-    MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &base, &win));
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    base[0] = -1, base[1] = base[2] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-
     if (0 == mtest_rank) {
         MPI_CHECK(MPI_Win_lock_all(0, win));
         for (int i = 1; i <= ROUNDS; ++i) {
