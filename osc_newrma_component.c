@@ -240,6 +240,8 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
     OBJ_CONSTRUCT(&component.windows, opal_list_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
+    /* the engine behind every layer's waits, before any window exists */
+    ompi_osc_newrma_progress_register();
     /* the target's packet handlers, before any window can receive one */
     ompi_osc_newrma_lock_register_handlers();
     ompi_osc_newrma_acc_register_handlers();

@@ -16,7 +16,7 @@
 #include "osc_newrma_lock.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
-#include "osc_newrma_progress.h"
+#include "osc_newrma_wait.h"
 
 /* ---- the ticket reader-writer lock ----
  *

@@ -22,7 +22,7 @@
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_pool.h"
-#include "osc_newrma_progress.h"
+#include "osc_newrma_wait.h"
 #include "osc_newrma_ucx.h"
 
 #define component mca_osc_newrma_component

@@ -200,7 +200,8 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     }
     if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag) {
         ret = ompi_osc_newrma_pkt_fence_done(module, target, (int) (module->fence.count & 1));
-        if (OMPI_SUCCESS == ret) {
+        if (OMPI_SUCCESS == ret && NULL != module->fence.sent) {
+            /* (NULL: the fence failed before its collective and counts nothing) */
             module->fence.sent[target->rank]++;
         }
     } else {
@@ -419,24 +420,6 @@ int ompi_osc_newrma_make_rma_progress_global(void)
     return total;
 }
 
-int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
-                                  void *arg)
-{
-    int ret;
-
-    for (;;) {
-        ret = ompi_osc_newrma_make_rma_progress_win(module);
-        if (ret < 0) {
-            return ret;
-        }
-        if (cond(module, arg)) {
-            return OMPI_SUCCESS;
-        }
-        ompi_osc_newrma_module_unlock(module);
-        opal_progress();
-        ompi_osc_newrma_module_lock(module);
-    }
-}
 
 static bool resource_available(ompi_osc_newrma_module_t *module,
                                ompi_osc_newrma_resource_t resource)
@@ -743,13 +726,19 @@ int ompi_osc_newrma_agent_progress(void)
     return count;
 }
 
-void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
+/* The wait service's agent turn (osc_newrma_wait.h). */
+static void agent_turn(ompi_osc_newrma_module_t *module)
 {
     if (0 == opal_list_get_size(&component.inbox) &&
         0 != (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY)) {
         return;
     }
     (void) ompi_osc_newrma_agent_progress();
+}
+
+void ompi_osc_newrma_progress_register(void)
+{
+    ompi_osc_newrma_wait_register(ompi_osc_newrma_make_rma_progress_win, agent_turn);
 }
 
 int ompi_osc_newrma_progress_cb(void)

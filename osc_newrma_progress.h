@@ -9,6 +9,7 @@
  *   CLEANUP_{TARGET,WIN,GLOBAL}            retire completed operations/targets
  *   MAKE_RMA_PROGRESS_{TARGET,WIN,GLOBAL}  both, until nothing changes
  *   PROGRESS_WAIT                          block until a condition holds
+ *                                          (osc_newrma_wait.h)
  *   CLEANUP_WIN_AGGRESSIVE                 block until an element is free
  *
  * Counting functions return the number of operations/targets they handled
@@ -19,9 +20,8 @@
 #define OMPI_OSC_NEWRMA_PROGRESS_H
 
 #include "osc_newrma_types.h"
+#include "osc_newrma_wait.h"
 
-/** Condition polled by PROGRESS_WAIT (window lock held). */
-typedef bool (*ompi_osc_newrma_cond_fn_t)(ompi_osc_newrma_module_t *module, void *arg);
 
 /** ISSUE_OPS_TARGET: issue up to @p max pending ops of @p target (max < 0: all). */
 int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
@@ -42,13 +42,6 @@ int ompi_osc_newrma_make_rma_progress_target(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module);
 /** MAKE_RMA_PROGRESS_GLOBAL: every window whose lock is free (no lock held by caller). */
 int ompi_osc_newrma_make_rma_progress_global(void);
-
-/**
- * PROGRESS_WAIT: make progress until @p cond holds.  The window lock is
- * released while the progress engine runs.
- */
-int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
-                                  void *arg);
 
 /** CLEANUP_WIN_AGGRESSIVE: block until an element of @p resource can be had. */
 int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
@@ -73,13 +66,9 @@ void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
 /** True when the operation table holds no target element. */
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
-/** A direct flush, unlock or MPI_Win_sync completes without waiting, so a
- * process spinning on them (a CAS mutex in its own window) would never
- * serve the packets and UCX atomics other origins send it.  A turn on every
- * call costs a worker progress; it is given when packets wait in the inbox
- * and otherwise on every OMPI_OSC_NEWRMA_AGENT_TURN_EVERY-th call. */
-#define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
-void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);
+/** Register MAKE_RMA_PROGRESS_WIN and the agent's turn with the wait
+ * service (osc_newrma_wait.h), once at component init. */
+void ompi_osc_newrma_progress_register(void);
 
 /** Become the agent (wait until no other thread is), so that no packet
  * handler runs until ompi_osc_newrma_agent_release. */

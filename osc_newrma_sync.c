@@ -19,7 +19,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
-#include "osc_newrma_progress.h"
+#include "osc_newrma_wait.h"
 #include "osc_newrma_state.h"
 
 #define component mca_osc_newrma_component
@@ -690,7 +690,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
     *flag = 0;
     opal_progress();
     ompi_osc_newrma_module_lock(module);
-    ret = module->pscw_exposure.open ? ompi_osc_newrma_make_rma_progress_win(module)
+    ret = module->pscw_exposure.open ? ompi_osc_newrma_win_progress(module)
                                      : OMPI_ERR_RMA_SYNC;
     if (ret >= 0) {
         ret = OMPI_SUCCESS;

@@ -106,7 +106,7 @@ printf '#!/bin/bash\ne=-76.25; [ "$OMPI_MCA_osc" = newrma ] && e=-76.2500001\nec
     > "$tmp/bin/nwchem.openmpi"
 chmod +x "$tmp/bin/nwchem.openmpi"
 PATH="$tmp/bin:$PATH" drv --osc newrma,rdma,pt2pt --rows '^app:nwchem:ccsd' > "$tmp/out.nw" ||
-    fail "driver on app:nwchem:ccsd exited with $?"
+    { cat "$tmp/drv.err"; fail "driver on app:nwchem:ccsd exited with $?"; }
 grep -qE "^\| app nwchem ccsd np=2 \| s \| wrong \| $num \| $num \|" "$tmp/res/latest/table-node.md" ||
     { cat "$tmp/out.nw"; fail "an NWChem energy 1e-7 off was not recorded as wrong"; }
 

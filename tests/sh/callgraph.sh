@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 objdir=${1:?usage: callgraph.sh BINDIR}/../.libs
 # a copied test tree (tests/run.sh --bindir elsewhere): the source tree's build
 ls "$objdir"/osc_newrma_*.o >/dev/null 2>&1 || objdir=$top/.libs
-python3 "$top/scripts/callgraph.py" --objdir "$objdir" --quiet --max-upward 5 --max-cycle 7
+python3 "$top/scripts/callgraph.py" --objdir "$objdir" --quiet --max-upward 2 --max-cycle 3
 rc=$?
 [ $rc = 0 ] && echo " No Errors"
 exit $rc
