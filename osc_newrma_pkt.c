@@ -22,8 +22,8 @@
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
 #include "osc_newrma_pool.h"
-#include "osc_newrma_wait.h"
 #include "osc_newrma_ucx.h"
+#include "osc_newrma_wait.h"
 
 #define component mca_osc_newrma_component
 
@@ -670,7 +670,6 @@ static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_
 }
 
 /* ---- PUT packets and RMA_DONE at the target ---- */
-
 
 /* The per-origin count of applied packets carries one more bit: one of
  * them failed since the last RMA_DONE or UNLOCK was answered. */

@@ -420,7 +420,6 @@ int ompi_osc_newrma_make_rma_progress_global(void)
     return total;
 }
 
-
 static bool resource_available(ompi_osc_newrma_module_t *module,
                                ompi_osc_newrma_resource_t resource)
 {

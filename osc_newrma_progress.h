@@ -22,7 +22,6 @@
 #include "osc_newrma_types.h"
 #include "osc_newrma_wait.h"
 
-
 /** ISSUE_OPS_TARGET: issue up to @p max pending ops of @p target (max < 0: all). */
 int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
                                      ompi_osc_newrma_target_t *target, int max);

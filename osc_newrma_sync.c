@@ -19,8 +19,8 @@
 #include "osc_newrma.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_pkt.h"
-#include "osc_newrma_wait.h"
 #include "osc_newrma_state.h"
+#include "osc_newrma_wait.h"
 
 #define component mca_osc_newrma_component
 

@@ -22,16 +22,32 @@
 
 #define component mca_osc_newrma_component
 
-/* A sent active message owns a copy of header and payload until
- * completion: an element of ucx_am_buffers when it fits one (the common
- * small message and every aggregated message's first size), else
- * malloc'd. */
+/* What a send owns until UCX completes it (a send buffer, an operation's
+ * descriptor): an element of its free list when it fits one, else
+ * malloc'd (ucx_pooled_get / ucx_pooled_put). */
 typedef struct {
     opal_free_list_item_t super;
     bool pooled;
+} ucx_pooled_t;
+
+/* A sent active message owns a copy of header and payload until
+ * completion; the common small message and every aggregated message's
+ * first size fit a pooled one. */
+typedef struct {
+    ucx_pooled_t head;
     size_t hdr_len;
     char data[];
 } ucx_am_buffer_t;
+
+/* UCX 1.13 reads an active message's header until the send completes. */
+typedef struct {
+    ucx_pooled_t head;
+    ompi_osc_newrma_op_t *op;
+    /** the payload's two pieces when it has a prefix (UCX reads the array
+     * until the send completes) */
+    ucp_dt_iov_t iov[2];
+    char hdr[];
+} ucx_op_am_t;
 
 /** header + payload bytes of a pooled send buffer: an aggregated message
  * starts at 4 KiB of packets (osc_newrma_pkt.c) behind one packet header */
@@ -47,6 +63,28 @@ typedef struct {
 static opal_free_list_t ucx_am_buffers;
 static opal_free_list_t ucx_op_ams;
 static bool ucx_lists_ready = false;
+
+/* @p size bytes from @p list when @p fits, else from malloc. */
+static void *ucx_pooled_get(opal_free_list_t *list, bool fits, size_t size)
+{
+    ucx_pooled_t *p = fits ? (ucx_pooled_t *) opal_free_list_get_mt(list) : NULL;
+
+    if (NULL != p) {
+        p->pooled = true;
+    } else if (NULL != (p = malloc(size))) {
+        p->pooled = false;
+    }
+    return p;
+}
+
+static void ucx_pooled_put(opal_free_list_t *list, ucx_pooled_t *p)
+{
+    if (p->pooled) {
+        opal_free_list_return_mt(list, &p->super);
+    } else {
+        free(p);
+    }
+}
 
 /** bytes of a TCP receive segment beyond an aggregated message's packets:
  * the BATCH header and UCX's headers */
@@ -300,7 +338,7 @@ err_worker:
     return OMPI_ERROR;
 }
 
-static int ucx_lists_init(size_t op_am_size)
+static int ucx_lists_init(void)
 {
     int ret = ompi_osc_newrma_free_list_init(&ucx_am_buffers,
                                              sizeof(ucx_am_buffer_t) + UCX_AM_POOLED_BYTES,
@@ -309,7 +347,8 @@ static int ucx_lists_init(size_t op_am_size)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = ompi_osc_newrma_free_list_init(&ucx_op_ams, op_am_size, OBJ_CLASS(opal_free_list_item_t));
+    ret = ompi_osc_newrma_free_list_init(&ucx_op_ams, sizeof(ucx_op_am_t) + UCX_OP_AM_POOLED_HDR,
+                                         OBJ_CLASS(opal_free_list_item_t));
     if (OMPI_SUCCESS != ret) {
         OBJ_DESTRUCT(&ucx_am_buffers);
         return ret;
@@ -317,8 +356,6 @@ static int ucx_lists_init(size_t op_am_size)
     ucx_lists_ready = true;
     return OMPI_SUCCESS;
 }
-
-static size_t ucx_op_am_size(void);
 
 int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver)
 {
@@ -329,7 +366,7 @@ int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_delive
     }
     ucx_am_deliver = deliver;
     if (!ucx_lists_ready) {
-        ret = ucx_lists_init(ucx_op_am_size());
+        ret = ucx_lists_init();
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
@@ -630,52 +667,12 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
                           OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "ucp_put_nbx" : "ucp_get_nbx");
 }
 
-/* UCX 1.13 reads an active message's header until the send completes. */
-typedef struct {
-    opal_free_list_item_t super;
-    bool pooled;
-    ompi_osc_newrma_op_t *op;
-    /** the payload's two pieces when it has a prefix (UCX reads the array
-     * until the send completes) */
-    ucp_dt_iov_t iov[2];
-    char hdr[];
-} ucx_op_am_t;
-
-static size_t ucx_op_am_size(void)
-{
-    return sizeof(ucx_op_am_t) + UCX_OP_AM_POOLED_HDR;
-}
-
-static ucx_op_am_t *ucx_op_am_alloc(size_t hdr_len)
-{
-    ucx_op_am_t *am = NULL;
-
-    if (hdr_len <= UCX_OP_AM_POOLED_HDR) {
-        am = (ucx_op_am_t *) opal_free_list_get_mt(&ucx_op_ams);
-    }
-    if (NULL != am) {
-        am->pooled = true;
-    } else if (NULL != (am = malloc(sizeof(*am) + hdr_len))) {
-        am->pooled = false;
-    }
-    return am;
-}
-
-static void ucx_op_am_free(ucx_op_am_t *am)
-{
-    if (am->pooled) {
-        opal_free_list_return_mt(&ucx_op_ams, &am->super);
-    } else {
-        free(am);
-    }
-}
-
 static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
 {
     ucx_op_am_t *am = user_data;
 
     ucx_op_done(am->op, status, "active message of an operation");
-    ucx_op_am_free(am);
+    ucx_pooled_put(&ucx_op_ams, &am->head);
     ucp_request_free(request);
 }
 
@@ -683,7 +680,8 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
                                    size_t hdr_len, const void *prefix, size_t prefix_len,
                                    const void *data, size_t len)
 {
-    ucx_op_am_t *am = ucx_op_am_alloc(hdr_len);
+    ucx_op_am_t *am = ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR,
+                                     sizeof(ucx_op_am_t) + hdr_len);
     ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
     int ret;
@@ -712,7 +710,7 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
     ret = ucx_op_started(op, req, "ucp_am_send_nbx");
     if (!UCS_PTR_IS_PTR(req)) {
-        ucx_op_am_free(am); /* done or failed at once: no callback */
+        ucx_pooled_put(&ucx_op_ams, &am->head); /* done or failed at once: no callback */
     }
     return ret;
 }
@@ -765,21 +763,12 @@ int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
     return UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
-static void ucx_am_buffer_release(ucx_am_buffer_t *buf)
-{
-    if (buf->pooled) {
-        opal_free_list_return_mt(&ucx_am_buffers, &buf->super);
-    } else {
-        free(buf);
-    }
-}
-
 static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
 {
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
     }
-    ucx_am_buffer_release(user_data);
+    ucx_pooled_put(&ucx_am_buffers, user_data);
     ucp_request_free(request);
 }
 
@@ -790,16 +779,11 @@ static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
 
 void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
 {
-    ucx_am_buffer_t *buf = NULL;
+    ucx_am_buffer_t *buf = ucx_pooled_get(&ucx_am_buffers,
+                                          hdr_len + capacity <= UCX_AM_POOLED_BYTES,
+                                          sizeof(*buf) + hdr_len + capacity);
 
-    if (hdr_len + capacity <= UCX_AM_POOLED_BYTES) {
-        buf = (ucx_am_buffer_t *) opal_free_list_get_mt(&ucx_am_buffers);
-    }
-    if (NULL != buf) {
-        buf->pooled = true;
-    } else if (NULL != (buf = malloc(sizeof(*buf) + hdr_len + capacity))) {
-        buf->pooled = false;
-    } else {
+    if (NULL == buf) {
         return NULL;
     }
     buf->hdr_len = hdr_len;
@@ -810,7 +794,7 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
 {
     ucx_am_buffer_t *buf = ucx_am_buffer_of(data), *grown;
 
-    if (!buf->pooled) {
+    if (!buf->head.pooled) {
         grown = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
         return NULL == grown ? NULL : grown->data;
     }
@@ -822,17 +806,17 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
     if (NULL == grown) {
         return NULL;
     }
-    grown->pooled = false;
+    grown->head.pooled = false;
     grown->hdr_len = buf->hdr_len;
     memcpy(grown->data, buf->data, UCX_AM_POOLED_BYTES);
-    ucx_am_buffer_release(buf);
+    ucx_pooled_put(&ucx_am_buffers, &buf->head);
     return grown->data;
 }
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data)
 {
     if (NULL != data) {
-        ucx_am_buffer_release(ucx_am_buffer_of(data));
+        ucx_pooled_put(&ucx_am_buffers, &ucx_am_buffer_of(data)->head);
     }
 }
 
@@ -852,7 +836,7 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
-    ucx_am_buffer_release(buf);
+    ucx_pooled_put(&ucx_am_buffers, &buf->head);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
                     ucs_status_string(UCS_PTR_STATUS(req)));
