@@ -225,8 +225,10 @@ struct ompi_osc_newrma_peer_t {
     /** the target's lock word when reached with loads/stores (myself, and
      * node-local peers through the shared segment), else NULL */
     ompi_osc_newrma_lock_word_t *lock;
-    /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none) */
+    /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none); while
+     * not 0, the entry is on module->locked_peers */
     int lock_type;
+    opal_list_item_t locked_item;
     bool lock_nocheck;
     /** the lock was granted (a reclaimed element comes back LOCK_GRANTED) */
     bool lock_granted;
@@ -328,6 +330,9 @@ struct ompi_osc_newrma_module_t {
     bool pools_ready;
     /** per-rank remote window information (create / allocate / shared) */
     ompi_osc_newrma_peer_t *peers;
+    /** the peer entries whose lock_type is set: what UNLOCK_ALL releases,
+     * O(targets locked) rather than a sweep over every rank */
+    opal_list_t locked_peers;
     /** what the creation's exchange gathered: the peers' packed rkeys point into it */
     char *peer_blobs;
     /** per-rank window sizes and displacement units, NULL where the window's
@@ -354,6 +359,7 @@ struct ompi_osc_newrma_module_t {
     /** target side of PUT packets: origin rank -> packets applied and not
      * yet acknowledged; RMA_DONEs waiting for more packets */
     opal_hash_table_t am_received;
+    bool am_received_ready;
     opal_list_t am_pending_done;
     opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */

@@ -491,8 +491,12 @@ static void module_peers_free(ompi_osc_newrma_module_t *module)
     if (NULL == module->peers) {
         return;
     }
+    while (NULL != opal_list_remove_first(&module->locked_peers)) {
+        /* an epoch left open by an erroneous program */
+    }
     for (int i = 0; i < module->comm_size; ++i) {
         ompi_osc_newrma_peer_t *peer = &module->peers[i];
+        OBJ_DESTRUCT(&peer->locked_item);
         if (NULL != peer->rkey) {
             ucp_rkey_destroy(peer->rkey);
         }
@@ -517,6 +521,7 @@ static int module_peers_alloc(ompi_osc_newrma_module_t *module)
     }
     for (int i = 0; i < module->comm_size; ++i) {
         OBJ_CONSTRUCT(&module->peers[i].regions, opal_list_t);
+        OBJ_CONSTRUCT(&module->peers[i].locked_item, opal_list_item_t);
     }
     return OMPI_SUCCESS;
 }
@@ -588,6 +593,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->am_received);
     OBJ_DESTRUCT(&module->am_lock);
     OBJ_DESTRUCT(&module->lock_queue);
+    OBJ_DESTRUCT(&module->locked_peers);
     OBJ_DESTRUCT(&module->lock_queue_lock);
     OBJ_DESTRUCT(&module->lock);
     OBJ_DESTRUCT(&module->window_item);
@@ -768,11 +774,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     OBJ_CONSTRUCT(&module->am_pending_done, opal_list_t);
     OBJ_CONSTRUCT(&module->am_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&module->lock_queue, opal_list_t);
+    OBJ_CONSTRUCT(&module->locked_peers, opal_list_t);
     OBJ_CONSTRUCT(&module->lock_queue_lock, opal_mutex_t);
-    if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 16)) {
-        module_destroy(module);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
     module->win = win;
     module->comm = comm; /* replaced by a duplicate in module_build */
     module->flavor = flavor;
@@ -822,7 +825,7 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     ompi_osc_newrma_target_t *target;
-    int ret, stats_ret, slot;
+    int ret, stats_ret;
 
     ompi_osc_newrma_module_lock(module);
     if ((module->win_state != OMPI_OSC_NEWRMA_WIN_NONE &&
@@ -832,8 +835,8 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
         return OMPI_ERR_RMA_SYNC;
     }
     /* ops posted after the last FENCE (an erroneous program) still complete */
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH;
     }
     if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state && NULL == module->fence_req) {

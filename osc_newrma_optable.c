@@ -25,6 +25,7 @@ static void op_construct(ompi_osc_newrma_op_t *op)
 static void target_construct(ompi_osc_newrma_target_t *target)
 {
     OBJ_CONSTRUCT(&target->ops, opal_list_t);
+    OBJ_CONSTRUCT(&target->table_item, opal_list_item_t);
     target->slot_next = NULL;
     target->next_op_to_issue = NULL;
     target->batch.buf = NULL;
@@ -36,31 +37,64 @@ static void target_construct(ompi_osc_newrma_target_t *target)
 static void target_destruct(ompi_osc_newrma_target_t *target)
 {
     OBJ_DESTRUCT(&target->ops);
+    OBJ_DESTRUCT(&target->table_item);
 }
 
 OBJ_CLASS_INSTANCE(ompi_osc_newrma_op_t, opal_list_item_t, op_construct, NULL);
 OBJ_CLASS_INSTANCE(ompi_osc_newrma_target_t, opal_list_item_t, target_construct, target_destruct);
 
-int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int nslots)
+int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int max_slots)
 {
-    if (nslots < 1) {
+    if (max_slots < 1) {
         return OMPI_ERR_BAD_PARAM;
     }
-    table->slots = calloc((size_t) nslots, sizeof(table->slots[0]));
+    table->nslots =
+        max_slots < OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS ? max_slots : OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS;
+    table->slots = calloc((size_t) table->nslots, sizeof(table->slots[0]));
     if (NULL == table->slots) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    table->nslots = nslots;
-    table->num_nonempty_slots = 0;
+    table->max_slots = max_slots;
     table->num_targets = 0;
+    OBJ_CONSTRUCT(&table->targets, opal_list_t);
     return OMPI_SUCCESS;
 }
 
 void ompi_osc_newrma_optable_fini(ompi_osc_newrma_optable_t *table)
 {
+    if (NULL != table->slots) {
+        OBJ_DESTRUCT(&table->targets);
+    }
     free(table->slots);
     table->slots = NULL;
     table->nslots = 0;
+}
+
+static void slot_link(ompi_osc_newrma_optable_t *table, ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_slot_t *slot = ompi_osc_newrma_optable_slot(table, target->rank);
+
+    target->slot_next = slot->targets;
+    slot->targets = target;
+}
+
+/* Twice the slots (at most max_slots), every element linked again. */
+static void optable_grow(ompi_osc_newrma_optable_t *table)
+{
+    int nslots = table->nslots > table->max_slots / 2 ? table->max_slots : 2 * table->nslots;
+    ompi_osc_newrma_slot_t *slots = calloc((size_t) nslots, sizeof(slots[0]));
+    ompi_osc_newrma_target_t *target;
+
+    if (NULL == slots) {
+        return; /* longer chains, still right */
+    }
+    free(table->slots);
+    table->slots = slots;
+    table->nslots = nslots;
+    for (target = ompi_osc_newrma_optable_first(table); NULL != target;
+         target = ompi_osc_newrma_optable_next(table, target)) {
+        slot_link(table, target);
+    }
 }
 
 ompi_osc_newrma_target_t *ompi_osc_newrma_optable_lookup(ompi_osc_newrma_optable_t *table, int rank)
@@ -76,8 +110,6 @@ ompi_osc_newrma_target_t *ompi_osc_newrma_optable_lookup(ompi_osc_newrma_optable
 void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
                                     ompi_osc_newrma_target_t *target, int rank)
 {
-    ompi_osc_newrma_slot_t *slot = ompi_osc_newrma_optable_slot(table, rank);
-
     target->rank = rank;
     target->op_count = 0;
     target->next_op_to_issue = NULL;
@@ -99,11 +131,11 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->lock_wanted = false;
     target->lock_counted = false;
 
-    if (NULL == slot->targets) {
-        table->num_nonempty_slots++;
+    if (table->num_targets >= table->nslots && table->nslots < table->max_slots) {
+        optable_grow(table);
     }
-    target->slot_next = slot->targets;
-    slot->targets = target;
+    slot_link(table, target);
+    opal_list_append(&table->targets, &target->table_item);
     table->num_targets++;
 }
 
@@ -121,9 +153,7 @@ void ompi_osc_newrma_optable_remove(ompi_osc_newrma_optable_t *table,
     }
     *link = target->slot_next;
     target->slot_next = NULL;
-    if (NULL == slot->targets) {
-        table->num_nonempty_slots--;
-    }
+    opal_list_remove_item(&table->targets, &target->table_item);
     table->num_targets--;
 }
 
@@ -156,37 +186,4 @@ ompi_osc_newrma_op_t *ompi_osc_newrma_target_next_pending(ompi_osc_newrma_target
     target->next_op_to_issue =
         (next == opal_list_get_end(&target->ops)) ? NULL : (ompi_osc_newrma_op_t *) next;
     return op;
-}
-
-static ompi_osc_newrma_target_t *first_from_slot(ompi_osc_newrma_optable_t *table, int *slot_p)
-{
-    for (int s = *slot_p; s < table->nslots; ++s) {
-        if (NULL != table->slots[s].targets) {
-            *slot_p = s;
-            return table->slots[s].targets;
-        }
-    }
-    *slot_p = table->nslots;
-    return NULL;
-}
-
-ompi_osc_newrma_target_t *ompi_osc_newrma_optable_first(ompi_osc_newrma_optable_t *table,
-                                                        int *slot_p)
-{
-    *slot_p = 0;
-    if (0 == table->num_nonempty_slots) {
-        return NULL;
-    }
-    return first_from_slot(table, slot_p);
-}
-
-ompi_osc_newrma_target_t *ompi_osc_newrma_optable_next(ompi_osc_newrma_optable_t *table,
-                                                       ompi_osc_newrma_target_t *target,
-                                                       int *slot_p)
-{
-    if (NULL != target->slot_next) {
-        return target->slot_next;
-    }
-    *slot_p += 1;
-    return first_from_slot(table, slot_p);
 }

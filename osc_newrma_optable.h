@@ -9,8 +9,13 @@
  *                              |
  *                              +-> op element -> op element -> ...
  *
- * The slot array has a fixed, user-chosen size; targets map onto slots
- * round-robin.  A target element holds the op list of one target and, in
+ * Targets map onto slots round-robin.  The slot array grows with the
+ * targets actually touched (doubling while there are more targets than
+ * slots), up to the user's size (osc_newrma_slots) capped at the window's
+ * number of processes: a window that talks to few peers keeps a few
+ * pointers, whatever the rank count.  Every element is also on one list,
+ * so sweeps (FLUSH_ALL, UNLOCK_ALL, FENCE, progress) cost O(targets), not
+ * O(slots).  A target element holds the op list of one target and, in
  * passive target, that target's per-target epoch state.  An op element
  * holds everything needed to issue one RMA operation.  A PENDING op has not
  * been issued; an ISSUED op waits for its transport requests to complete.
@@ -21,6 +26,8 @@
 #define OMPI_OSC_NEWRMA_OPTABLE_H
 
 #include "ompi_config.h"
+
+#include <stddef.h>
 
 #include "opal/class/opal_list.h"
 #include "opal/sys/atomic.h"
@@ -87,6 +94,8 @@ struct ompi_osc_newrma_target_t {
     opal_list_item_t super;
     /** next target element in the same slot */
     ompi_osc_newrma_target_t *slot_next;
+    /** on the table's list of every element (super is the pools' link) */
+    opal_list_item_t table_item;
     /** op list, in the order the user posted the operations */
     opal_list_t ops;
     /** first op not issued yet (NULL: all issued) */
@@ -141,14 +150,20 @@ struct ompi_osc_newrma_slot_t {
 struct ompi_osc_newrma_optable_t {
     ompi_osc_newrma_slot_t *slots;
     int nslots;
-    /** slots whose target list is not empty (lets sweeps stop early) */
-    int num_nonempty_slots;
+    /** what nslots may grow to */
+    int max_slots;
+    /** every target element, in insertion order (sweeps) */
+    opal_list_t targets;
     /** target elements in the table */
     int num_targets;
 };
 
-/** Allocate @p nslots empty slots. @return OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE */
-int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int nslots);
+/** Slots a table starts with (fewer if max_slots is smaller). */
+#define OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS 4
+
+/** An empty table whose slot array may grow to @p max_slots.
+ * @return OMPI_SUCCESS, OMPI_ERR_BAD_PARAM or OMPI_ERR_OUT_OF_RESOURCE */
+int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int max_slots);
 
 /** Free the slot array; the table must be empty. */
 void ompi_osc_newrma_optable_fini(ompi_osc_newrma_optable_t *table);
@@ -164,7 +179,9 @@ static inline ompi_osc_newrma_slot_t *ompi_osc_newrma_optable_slot(ompi_osc_newr
 ompi_osc_newrma_target_t *ompi_osc_newrma_optable_lookup(ompi_osc_newrma_optable_t *table,
                                                          int rank);
 
-/** Reset @p target for @p rank and link it into its slot. */
+/** Reset @p target for @p rank and link it into its slot; the slot array
+ * grows first when the table holds as many targets as slots (if that
+ * allocation fails, the chains just get longer). */
 void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
                                     ompi_osc_newrma_target_t *target, int rank);
 
@@ -200,15 +217,29 @@ static inline bool ompi_osc_newrma_op_is_complete(ompi_osc_newrma_op_t *op)
     return op->issued && 0 == op->outstanding;
 }
 
+static inline ompi_osc_newrma_target_t *
+ompi_osc_newrma_optable_of_item(ompi_osc_newrma_optable_t *table, opal_list_item_t *item)
+{
+    return item == opal_list_get_end(&table->targets)
+               ? NULL
+               : (ompi_osc_newrma_target_t *) ((char *) item -
+                                               offsetof(ompi_osc_newrma_target_t, table_item));
+}
+
 /**
- * Iterate over every target element: for (t = first(table, &s); t; t = next(table, t, &s)).
- * @p slot_p carries the position; the current element may be removed only
- * after next() has been called for it.
+ * Iterate over every target element: for (t = first(table); t; t = next(table, t)).
+ * The current element may be removed only after next() has been called for it.
  */
-ompi_osc_newrma_target_t *ompi_osc_newrma_optable_first(ompi_osc_newrma_optable_t *table,
-                                                        int *slot_p);
-ompi_osc_newrma_target_t *ompi_osc_newrma_optable_next(ompi_osc_newrma_optable_t *table,
-                                                       ompi_osc_newrma_target_t *target,
-                                                       int *slot_p);
+static inline ompi_osc_newrma_target_t *
+ompi_osc_newrma_optable_first(ompi_osc_newrma_optable_t *table)
+{
+    return ompi_osc_newrma_optable_of_item(table, opal_list_get_first(&table->targets));
+}
+
+static inline ompi_osc_newrma_target_t *
+ompi_osc_newrma_optable_next(ompi_osc_newrma_optable_t *table, ompi_osc_newrma_target_t *target)
+{
+    return ompi_osc_newrma_optable_of_item(table, opal_list_get_next(&target->table_item));
+}
 
 #endif /* OMPI_OSC_NEWRMA_OPTABLE_H */

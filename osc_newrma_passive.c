@@ -42,6 +42,25 @@
 /** Window-protocol LOCK requests in flight at a time (LOCK_ALL fallback). */
 #define OMPI_OSC_NEWRMA_LOCK_ALL_BATCH 16
 
+/* @p rank's entry takes part in a passive epoch (lock held or requested):
+ * it joins the entries that UNLOCK_ALL releases. */
+static void passive_peer_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+
+    if (0 == peer->lock_type) {
+        opal_list_append(&module->locked_peers, &peer->locked_item);
+    }
+    peer->lock_type = lock_type;
+}
+
+static int passive_peer_rank(ompi_osc_newrma_module_t *module, opal_list_item_t *item)
+{
+    return (int) ((ompi_osc_newrma_peer_t *) ((char *) item -
+                                              offsetof(ompi_osc_newrma_peer_t, locked_item)) -
+                  module->peers);
+}
+
 static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
 {
     return module->peers[rank].lock_nocheck ||
@@ -82,11 +101,10 @@ static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *
                                                       bool *wanted_p)
 {
     ompi_osc_newrma_target_t *target, *first = NULL;
-    int slot;
 
     *wanted_p = false;
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
             continue;
         }
@@ -155,10 +173,10 @@ static bool passive_called_done(ompi_osc_newrma_module_t *module, void *arg)
 static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *target;
-    int slot, ret;
+    int ret;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->lock_wanted =
             target->lock_wanted || OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state;
     }
@@ -260,14 +278,13 @@ static bool lock_all_below_batch(ompi_osc_newrma_module_t *module, void *arg)
 static bool lock_all_granted(ompi_osc_newrma_module_t *module, void *arg)
 {
     ompi_osc_newrma_target_t *target;
-    int slot;
 
     (void) arg;
     if (module->lock_all_pending > 0) {
         return false;
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state) {
             return false;
         }
@@ -280,7 +297,7 @@ static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
     ompi_osc_newrma_peer_t *peer = &module->peers[rank];
     int ret;
 
-    peer->lock_type = MPI_LOCK_SHARED;
+    passive_peer_lock(module, rank, MPI_LOCK_SHARED);
     if (NULL != peer->lock) {
         peer->lock_granted = true;
         return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
@@ -302,7 +319,7 @@ static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
 static int lock_all_fallback(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *target;
-    int ret, slot;
+    int ret;
 
     OSC_NEWRMA_VERBOSE(20,
                        "window %u: out of target elements, LOCK_ALL falls back to the window "
@@ -313,8 +330,8 @@ static int lock_all_fallback(ompi_osc_newrma_module_t *module)
         return ret;
     }
     /* elements still holding back a single op need their lock now */
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state) {
             ret = ompi_osc_newrma_passive_issue_lock(module, target);
             if (OMPI_SUCCESS != ret) {
@@ -362,7 +379,7 @@ int ompi_osc_newrma_passive_target_get(ompi_osc_newrma_module_t *module, int ran
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
-        peer->lock_type = MPI_LOCK_SHARED;
+        passive_peer_lock(module, rank, MPI_LOCK_SHARED);
     } else {
         ret = ompi_osc_newrma_target_get(module, rank, &target);
         if (OMPI_SUCCESS != ret) {
@@ -384,7 +401,7 @@ int ompi_osc_newrma_passive_check_target(ompi_osc_newrma_module_t *module, int r
         case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
             /* per-target protocol: a direct target is locked on first use */
             if (NULL != peer->lock && 0 == peer->lock_type) {
-                peer->lock_type = MPI_LOCK_SHARED;
+                passive_peer_lock(module, rank, MPI_LOCK_SHARED);
                 peer->lock_granted = true;
                 return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
             }
@@ -545,14 +562,13 @@ static bool passive_done(ompi_osc_newrma_module_t *module, void *arg)
 {
     passive_wait_t *wait = arg;
     ompi_osc_newrma_target_t *target;
-    int slot;
 
     if (wait->rank >= 0) {
         target = ompi_osc_newrma_optable_lookup(&module->table, wait->rank);
         return NULL == target || passive_target_done(target, wait->flag);
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (!passive_target_done(target, wait->flag)) {
             return false;
         }
@@ -564,6 +580,9 @@ static void passive_forget_peer(ompi_osc_newrma_module_t *module, int rank)
 {
     ompi_osc_newrma_peer_t *peer = &module->peers[rank];
 
+    if (0 != peer->lock_type) {
+        opal_list_remove_item(&module->locked_peers, &peer->locked_item);
+    }
     peer->lock_type = 0;
     peer->lock_nocheck = false;
     peer->lock_granted = false;
@@ -589,7 +608,6 @@ static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
                            ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_target_t *target, *next;
-    int slot;
 
     if (rank >= 0) {
         target = ompi_osc_newrma_optable_lookup(&module->table, rank);
@@ -598,9 +616,9 @@ static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
         }
         return;
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = next) {
-        next = ompi_osc_newrma_optable_next(&module->table, target, &slot);
+        next = ompi_osc_newrma_optable_next(&module->table, target);
         passive_finish_target(module, target, flag);
     }
 }
@@ -631,10 +649,10 @@ static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 {
     passive_wait_t wait = {-1, flag};
     ompi_osc_newrma_target_t *target;
-    int ret, slot;
+    int ret;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         ret = passive_start(module, target, flag);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -689,7 +707,7 @@ static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    peer->lock_type = lock_type;
+    passive_peer_lock(module, rank, lock_type);
     peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
     peer->lock_seq = ++module->lock_seq;
     module->lock_count++;
@@ -800,6 +818,7 @@ int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
 
 static int unlock_all_locked(ompi_osc_newrma_module_t *module)
 {
+    opal_list_item_t *item;
     int ret, ret2;
 
     switch (module->win_state) {
@@ -811,18 +830,22 @@ static int unlock_all_locked(ompi_osc_newrma_module_t *module)
             return OMPI_ERR_RMA_SYNC;
     }
     ret = passive_complete_all(module, OMPI_OSC_NEWRMA_SYNC_UNLOCK);
+    if (module->lock_all_nocheck) {
+        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC, for direct targets */
+    }
     /* targets locked without an element left: the window protocol, direct
      * targets, and elements reclaimed after LOCK_GRANTED */
-    for (int rank = 0; OMPI_SUCCESS == ret && rank < module->comm_size; ++rank) {
-        if (0 != module->peers[rank].lock_type || module->lock_all_nocheck) {
-            ret = passive_release_peer(module, rank);
-        }
+    for (item = opal_list_get_first(&module->locked_peers);
+         OMPI_SUCCESS == ret && item != opal_list_get_end(&module->locked_peers);
+         item = opal_list_get_next(item)) {
+        ret = passive_release_peer(module, passive_peer_rank(module, item));
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
-    for (int rank = 0; rank < module->comm_size; ++rank) {
-        passive_forget_peer(module, rank);
+    while (!opal_list_is_empty(&module->locked_peers)) {
+        passive_forget_peer(module,
+                            passive_peer_rank(module, opal_list_get_first(&module->locked_peers)));
     }
     module->lock_all_nocheck = false;
     ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_ALL);

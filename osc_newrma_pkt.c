@@ -371,13 +371,13 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *target;
-    int slot, ret;
+    int ret;
 
     if (0 == module->batches_open) {
         return OMPI_SUCCESS;
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         ret = ompi_osc_newrma_pkt_batch_flush(module, target);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -679,7 +679,8 @@ static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
 {
     void *value;
 
-    if (OPAL_SUCCESS !=
+    if (!module->am_received_ready ||
+        OPAL_SUCCESS !=
         opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
         return 0;
     }
@@ -688,6 +689,14 @@ static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
 
 static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint64_t n)
 {
+    /* made with the first packet: most windows never receive one */
+    if (!module->am_received_ready) {
+        if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 4)) {
+            ompi_osc_newrma_module_error(module, OMPI_ERR_OUT_OF_RESOURCE);
+            return;
+        }
+        module->am_received_ready = true;
+    }
     (void) opal_hash_table_set_value_uint32(&module->am_received, (uint32_t) src,
                                             (void *) (uintptr_t) n);
 }

@@ -126,12 +126,12 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_issue_ops_win(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *target;
-    int total = 0, round, slot, ret;
+    int total = 0, round, ret;
 
     do {
         round = 0;
-        for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-             target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+        for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+             target = ompi_osc_newrma_optable_next(&module->table, target)) {
             ret = ompi_osc_newrma_issue_ops_target(module, target, 1);
             if (ret < 0) {
                 return ret;
@@ -269,11 +269,11 @@ int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
                   OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED == module->win_state ||
                   OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
                   OMPI_OSC_NEWRMA_WIN_NONE == module->win_state;
-    int total = 0, slot, ret;
+    int total = 0, ret;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = next) {
-        next = ompi_osc_newrma_optable_next(&module->table, target, &slot);
+        next = ompi_osc_newrma_optable_next(&module->table, target);
         ret = ompi_osc_newrma_cleanup_target(module, target);
         if (ret >= 0) {
             int released = active ? cleanup_active_target(module, target)
@@ -443,10 +443,9 @@ static bool release_under_way(ompi_osc_newrma_module_t *module,
                               ompi_osc_newrma_resource_t resource)
 {
     ompi_osc_newrma_target_t *target;
-    int slot;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         bool returning = OMPI_OSC_NEWRMA_RESOURCE_TARGET == resource
                              ? target->release_when_done
                              : OMPI_OSC_NEWRMA_SYNC_NONE != target->sync_flag &&
@@ -486,10 +485,9 @@ static ompi_osc_newrma_target_t *aggressive_pick(ompi_osc_newrma_module_t *modul
                                                  ompi_osc_newrma_resource_t resource)
 {
     ompi_osc_newrma_target_t *target, *best = NULL;
-    int slot;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (OMPI_OSC_NEWRMA_RESOURCE_OP == resource && opal_list_is_empty(&target->ops)) {
             continue;
         }

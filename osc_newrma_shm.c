@@ -59,6 +59,34 @@ static void shm_cached_destruct(shm_cached_t *c)
 static OBJ_CLASS_INSTANCE(shm_cached_t, opal_list_item_t, shm_cached_construct,
                           shm_cached_destruct);
 
+/* The descriptor's fixed part and the used part of its path (the type's
+ * last member, so the bytes it really uses are one prefix of it). */
+static size_t shm_ds_len(const opal_shmem_ds_t *ds)
+{
+    return offsetof(opal_shmem_ds_t, seg_name) + strnlen(ds->seg_name, sizeof(ds->seg_name) - 1) +
+           1;
+}
+
+static char *shm_ds_keep(const opal_shmem_ds_t *ds)
+{
+    size_t len = shm_ds_len(ds);
+    char *kept = malloc(len);
+
+    if (NULL != kept) {
+        memcpy(kept, ds, len - 1);
+        kept[len - 1] = '\0';
+    }
+    return kept;
+}
+
+/* The whole descriptor again, for opal_shmem calls. */
+static void shm_ds_expand(const char *kept, opal_shmem_ds_t *ds)
+{
+    memset(ds, 0, sizeof(*ds));
+    memcpy(ds, kept, offsetof(opal_shmem_ds_t, seg_name));
+    strcpy(ds->seg_name, kept + offsetof(opal_shmem_ds_t, seg_name));
+}
+
 static uint64_t shm_new_id(void)
 {
     static uint32_t seq = 0;
@@ -118,7 +146,14 @@ static int shm_cache_take(ompi_osc_newrma_module_t *module, uint64_t id)
     if (NULL == c || c->id != id) {
         return OMPI_ERR_NOT_FOUND; /* cannot happen: the offer came from here */
     }
-    module->shm.ds = c->ds;
+    module->shm.ds_kept = shm_ds_keep(&c->ds);
+    if (NULL == module->shm.ds_kept) {
+        /* back where it was: the segment stays the cache's */
+        ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+        opal_list_append(&component.shm_cache, &c->super);
+        ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     module->shm.seg_base = c->seg_base;
     module->shm.seg_bytes = c->bytes;
     module->shm.seg_id = c->id;
@@ -163,7 +198,7 @@ static bool shm_cache_keep(ompi_osc_newrma_module_t *module)
         c->procs[i] = ompi_comm_peer_lookup(module->shm.node_comm, i);
     }
     c->node_size = module->shm.node_size;
-    c->ds = module->shm.ds;
+    shm_ds_expand(module->shm.ds_kept, &c->ds);
     c->seg_base = module->shm.seg_base;
     c->bytes = module->shm.seg_bytes;
     c->id = module->shm.seg_id;
@@ -213,17 +248,32 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
         }
         made.ok = (OMPI_SUCCESS == ret);
         made.id = shm_new_id();
-        module->shm.linked = made.ok;
     }
     ret = node_comm->c_coll->coll_bcast(&made, sizeof(made), MPI_BYTE, 0, node_comm,
                                         node_comm->c_coll->coll_bcast_module);
     if (OMPI_SUCCESS != ret || !made.ok) {
+        if (made.ok && 0 == ompi_comm_rank(node_comm)) {
+            opal_shmem_unlink(&made.ds);
+        }
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_OUT_OF_RESOURCE;
     }
-    module->shm.ds = made.ds;
+    /* attaching fills in the descriptor's address: keep it after */
+    module->shm.seg_base = opal_shmem_segment_attach(&made.ds);
+    module->shm.ds_kept = shm_ds_keep(&made.ds);
+    if (NULL == module->shm.ds_kept) {
+        if (0 == ompi_comm_rank(node_comm)) {
+            opal_shmem_unlink(&made.ds); /* first: detaching clears the name */
+        }
+        if (NULL != module->shm.seg_base) {
+            opal_shmem_segment_detach(&made.ds);
+            module->shm.seg_base = NULL;
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* the creator unlinks the file once everybody is attached */
+    module->shm.linked = 0 == ompi_comm_rank(node_comm);
     module->shm.seg_id = made.id;
     module->shm.seg_bytes = total;
-    module->shm.seg_base = opal_shmem_segment_attach(&module->shm.ds);
     if (NULL == module->shm.seg_base) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -231,12 +281,20 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
     return OMPI_SUCCESS;
 }
 
+static void shm_unlink_kept(ompi_osc_newrma_module_t *module)
+{
+    opal_shmem_ds_t ds;
+
+    shm_ds_expand(module->shm.ds_kept, &ds);
+    opal_shmem_unlink(&ds);
+    module->shm.linked = false;
+}
+
 void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module)
 {
     module->shm.complete = module->shm.active;
     if (module->shm.linked) {
-        opal_shmem_unlink(&module->shm.ds);
-        module->shm.linked = false;
+        shm_unlink_kept(module);
     }
 }
 
@@ -392,16 +450,20 @@ int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, 
 void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module)
 {
     if (module->shm.linked) { /* a creation that failed midway */
-        opal_shmem_unlink(&module->shm.ds);
-        module->shm.linked = false;
+        shm_unlink_kept(module);
     }
     if (module->shm.active) {
         if (!(module->shm.complete && shm_cache_keep(module))) {
-            opal_shmem_segment_detach(&module->shm.ds);
+            opal_shmem_ds_t ds;
+
+            shm_ds_expand(module->shm.ds_kept, &ds);
+            opal_shmem_segment_detach(&ds);
         }
         module->shm.active = false;
         module->shm.seg_base = NULL;
     }
+    free(module->shm.ds_kept);
+    module->shm.ds_kept = NULL;
     if (module->shm.node_comm_owned) {
         ompi_comm_free(&module->shm.node_comm);
         module->shm.node_comm_owned = false;

@@ -52,7 +52,10 @@ typedef struct {
     int node_size;
     /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
     bool direct;
-    opal_shmem_ds_t ds;
+    /** the segment's descriptor while one is attached, as the bytes it
+     * really uses: opal_shmem_ds_t ends in a path of OPAL_PATH_MAX bytes,
+     * which would be most of a window's memory (shm_ds_keep) */
+    char *ds_kept;
     char *seg_base;
     size_t seg_bytes;
     /** names the segment among the cached ones (creator's vpid, sequence) */

@@ -103,10 +103,9 @@ static int fence_counts_alloc(ompi_osc_newrma_module_t *module)
 static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_target_t *target;
-    int slot;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->sync_flag = flag;
     }
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
@@ -533,7 +532,7 @@ static int complete_by_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 {
     ompi_osc_newrma_target_t *target;
     bool *bare = calloc((size_t) g->count + 1, sizeof(bool));
-    int ret, slot;
+    int ret;
 
     if (NULL == bare) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -541,8 +540,8 @@ static int complete_by_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     for (int i = 0; i < g->count; ++i) {
         bare[i] = NULL == ompi_osc_newrma_optable_lookup(&module->table, g->ranks[i]);
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table, &slot); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target, &slot)) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->sync_flag = OMPI_OSC_NEWRMA_SYNC_COMPLETE;
     }
     ret = ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);

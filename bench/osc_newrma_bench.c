@@ -17,6 +17,8 @@
  *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
  *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
  *   win    FLAVOR: microseconds per window creation + free (OP, SYNC, SIZE -)
+ *   mem    FLAVOR: KiB of resident memory per open window of 4 KiB, each
+ *          used once toward every rank (OP, SYNC, SIZE -)
  * Methodology as OSU's: warm-up iterations, fewer iterations for large
  * sizes, rank 0 reports; plus the median of --reps repetitions.  Every row
  * verifies the data it moved at the end and reports "wrong" instead of a
@@ -40,7 +42,7 @@
 #define BW_WINDOW     64
 #define MAX_WIN_BYTES (16u << 20)
 
-typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN } kind_t;
+typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN, K_MEM } kind_t;
 typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_NONE } op_t;
 typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
 typedef enum { F_CREATE, F_ALLOCATE, F_SHARED, F_DYNAMIC } flavor_t;
@@ -73,7 +75,7 @@ static int lookup(const char *s, const char *const *names, int n)
     return -1;
 }
 
-static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win"};
+static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem"};
 static const char *const op_names[] = {"put", "get", "acc", "gacc", "fop", "cas", "-"};
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
@@ -93,7 +95,7 @@ static int row_parse(const char *text, row_t *row)
     if (5 != n) {
         return -1;
     }
-    v[0] = lookup(f[0], kind_names, 5);
+    v[0] = lookup(f[0], kind_names, 6);
     v[1] = lookup(f[1], op_names, 7);
     v[2] = lookup(f[2], sync_names, 7);
     v[3] = lookup(f[3], flavor_names, 4);
@@ -747,6 +749,108 @@ static void run_win_row(row_t *row)
     free(t);
 }
 
+/* Resident set of this process, KiB (/proc/self/status VmRSS), or -1. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+
+    if (NULL == f) {
+        return -1;
+    }
+    while (NULL != fgets(line, sizeof(line), f)) {
+        if (0 == strncmp(line, "VmRSS:", 6)) {
+            kib = atol(line + 6);
+        }
+    }
+    fclose(f);
+    return kib;
+}
+
+/* One 8-byte PUT from every rank to every rank (the peer only on dynamic
+ * windows, whose addresses travel per peer), so whatever a component keeps
+ * per peer touched is counted. */
+static void mem_touch(bwin_t *w, flavor_t flavor)
+{
+    int64_t value = me + 1;
+
+    CHECK(MPI_Win_lock_all(0, w->win));
+    for (int t = 0; t < nprocs; ++t) {
+        if (F_DYNAMIC == flavor && t != peer) {
+            continue;
+        }
+        CHECK(MPI_Put(&value, 1, MPI_INT64_T, t,
+                      (F_DYNAMIC == flavor ? w->disp0 : 0) + 8 * (MPI_Aint) me, 1, MPI_INT64_T,
+                      w->win));
+    }
+    CHECK(MPI_Win_unlock_all(w->win));
+}
+
+/* Every rank's value arrived in my window. */
+static int mem_check(bwin_t *w, flavor_t flavor)
+{
+    int64_t got;
+    int ok = 1;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int t = 0; t < nprocs; ++t) {
+        if (F_DYNAMIC == flavor && (t + 1) % nprocs != me) {
+            continue;
+        }
+        win_local_read(w, &got, 8 * (size_t) t, sizeof(got));
+        ok &= got == t + 1 + (break_verify ? 1 : 0);
+    }
+    return ok;
+}
+
+/* Memory per window: how much the resident set grows, per window, while
+ * MEM_WINDOWS windows of 4 KiB (the window memory itself included) are
+ * open at once and used; the largest growth of any rank.  One
+ * measurement (freed memory is reused, so a repetition would see none). */
+#define MEM_WINDOWS 64
+
+static void run_mem_row(row_t *row)
+{
+    bwin_t *w = calloc(MEM_WINDOWS, sizeof(*w));
+    long before, grown, most;
+    int ok = 1, all, n = 0;
+    double kib;
+
+    if (!win_open(&w[0], row->flavor, 4096)) { /* the one-time set-up */
+        report(row, "unsupported", 0, "-");
+        free(w);
+        return;
+    }
+    mem_touch(&w[0], row->flavor);
+    win_close(&w[0], row->flavor);
+    MPI_Barrier(MPI_COMM_WORLD);
+    before = rss_kib();
+    for (; n < MEM_WINDOWS && win_open(&w[n], row->flavor, 4096); ++n) {
+        win_local_fill(&w[n], 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        mem_touch(&w[n], row->flavor);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    grown = rss_kib() - before;
+    ok = n == MEM_WINDOWS && before >= 0 && mem_check(&w[n - 1], row->flavor);
+    MPI_Reduce(&grown, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    while (n > 0) {
+        win_close(&w[--n], row->flavor);
+    }
+    kib = (double) most / MEM_WINDOWS;
+    if (all) {
+        report(row, NULL, kib, "KiB");
+        if (0 == me) {
+            printf("SPREAD %s %.4g %.4g\n", row->name, kib, kib);
+        }
+    } else {
+        report(row, "wrong", 0, "-");
+    }
+    free(w);
+}
+
 static void usage(void)
 {
     if (0 == me) {
@@ -785,12 +889,15 @@ int main(int argc, char **argv)
             return 2;
         }
         current_row = row.name;
-        if (K_WIN != row.kind && 2 != nprocs && !(K_EMPTY == row.kind && S_LOCKALL == row.sync)) {
+        if (K_WIN != row.kind && K_MEM != row.kind && 2 != nprocs &&
+            !(K_EMPTY == row.kind && S_LOCKALL == row.sync)) {
             /* one origin, one target: the OSU setting; empty lock_all epochs
              * and window creation also scale with the rank count */
             report(&row, "unsupported", 0, "-");
         } else if (K_WIN == row.kind) {
             run_win_row(&row);
+        } else if (K_MEM == row.kind) {
+            run_mem_row(&row);
         } else if (K_EMPTY == row.kind) {
             run_empty_row(&row);
         } else {

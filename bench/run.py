@@ -35,6 +35,8 @@ COMPONENTS = ["newrma", "rdma", "ucx", "pt2pt"]
 OPS = ["put", "get", "acc", "gacc", "fop", "cas"]
 LAT_SYNCS = ["lock", "flush", "flush_local", "fence", "pscw"]
 FLAVORS = ["create", "allocate", "shared", "dynamic"]
+# memory per window (mem rows): the two flavors every component has
+MEM_FLAVORS = ["create", "allocate"]
 UNITS_HIGHER_BETTER = {"MB/s", "Mmsg/s"}
 STATUS_ORDER = ["wrong", "crash", "hang", "error", "n/a"]
 # Application rows (app:PROGRAM:CASE:-:-): NWChem on H2O inputs in
@@ -85,9 +87,13 @@ def build_rows(full, np_max):
             rows.append((f"empty:-:{sync}:{flavor}:-", 2))
     for flavor in FLAVORS:
         rows.append((f"win:-:-:{flavor}:-", 2))
+    for flavor in MEM_FLAVORS:
+        rows.append((f"mem:-:-:{flavor}:-", 2))
     for np in range(3, np_max + 1):
         for flavor in (FLAVORS if full else ["allocate"]):
             rows.append((f"win:-:-:{flavor}:-", np))
+        for flavor in MEM_FLAVORS:
+            rows.append((f"mem:-:-:{flavor}:-", np))
         rows.append(("empty:-:lockall:allocate:-", np))
     for case in NWCHEM_CASES:
         rows.append((f"app:nwchem:{case}:-:-", 2))
@@ -102,6 +108,8 @@ def row_label(row, np):
     kind, op, sync, flavor, size = row.split(":")
     if kind == "win":
         return f"win create+free {flavor} np={np}"
+    if kind == "mem":
+        return f"memory per window {flavor} np={np}"
     if kind == "app":
         return f"app {op} {sync} np={np}"
     if kind == "empty":
@@ -337,16 +345,17 @@ def scaling_plot(outdir, mode, comps, results, order):
         return
     groups = {}
     for row, np in order:
-        if row.startswith(("win:", "empty:-:lockall:")):
+        if row.startswith(("win:", "mem:", "empty:-:lockall:")):
             groups.setdefault(row, []).append((np, row, np))
     for row, pts in groups.items():
         base = f"scaling-{mode}-{row.replace(':', '_').replace('-', '')}"
         series = line_series(outdir, base, mode, comps, results, pts) if len(pts) > 1 else []
         if series:
             title = row_label(row, 0).replace(" np=0", "")
+            unit = "KiB" if row.startswith("mem:") else "us"
             line_plot(outdir, base, [f"set title '{title} ({mode}) against ranks'",
-                                     "set logscale y", "set xlabel 'ranks'", "set ylabel 'us'"],
-                      series)
+                                     "set logscale y", "set xlabel 'ranks'",
+                                     f"set ylabel '{unit}'"], series)
 
 
 # readable ticks for the summary's log axis (powers of 4, as fractions left of 1)

@@ -15,10 +15,10 @@
 static int count_targets(ompi_osc_newrma_optable_t *table)
 {
     ompi_osc_newrma_target_t *t;
-    int n = 0, slot;
+    int n = 0;
 
-    for (t = ompi_osc_newrma_optable_first(table, &slot); NULL != t;
-         t = ompi_osc_newrma_optable_next(table, t, &slot)) {
+    for (t = ompi_osc_newrma_optable_first(table); NULL != t;
+         t = ompi_osc_newrma_optable_next(table, t)) {
         n++;
     }
     return n;
@@ -46,9 +46,12 @@ int main(int argc, char **argv)
         targets[i] = OBJ_NEW(ompi_osc_newrma_target_t);
         ompi_osc_newrma_optable_insert(&table, targets[i], ranks[i]);
     }
-    CHECK(4 == table.num_targets);
-    CHECK(2 == table.num_nonempty_slots);
+    CHECK(4 == table.num_targets && 4 == table.nslots);
     CHECK(4 == count_targets(&table));
+    /* sweeps see the elements in insertion order */
+    CHECK(targets[0] == ompi_osc_newrma_optable_first(&table));
+    CHECK(targets[3] == ompi_osc_newrma_optable_next(&table, targets[2]));
+    CHECK(NULL == ompi_osc_newrma_optable_next(&table, targets[3]));
     for (int i = 0; i < 4; ++i) {
         CHECK(targets[i] == ompi_osc_newrma_optable_lookup(&table, ranks[i]));
         CHECK(ranks[i] == targets[i]->rank);
@@ -61,9 +64,9 @@ int main(int argc, char **argv)
     CHECK(NULL == ompi_osc_newrma_optable_lookup(&table, 5));
     CHECK(targets[0] == ompi_osc_newrma_optable_lookup(&table, 1));
     CHECK(targets[2] == ompi_osc_newrma_optable_lookup(&table, 9));
-    CHECK(3 == table.num_targets && 2 == table.num_nonempty_slots);
+    CHECK(3 == table.num_targets && 3 == count_targets(&table));
     ompi_osc_newrma_optable_remove(&table, targets[3]);
-    CHECK(1 == table.num_nonempty_slots);
+    CHECK(2 == count_targets(&table));
 
     /* op list: FIFO order, cursor of the next op to issue */
     for (int i = 0; i < 4; ++i) {
@@ -109,20 +112,51 @@ int main(int argc, char **argv)
     targets[5] = OBJ_NEW(ompi_osc_newrma_target_t);
     ompi_osc_newrma_optable_insert(&one, targets[4], 0);
     ompi_osc_newrma_optable_insert(&one, targets[5], 3);
-    CHECK(1 == one.num_nonempty_slots && 2 == count_targets(&one));
+    CHECK(1 == one.nslots && 2 == count_targets(&one));
     CHECK(targets[5] == ompi_osc_newrma_optable_lookup(&one, 3));
     ompi_osc_newrma_optable_remove(&one, targets[4]);
     ompi_osc_newrma_optable_remove(&one, targets[5]);
-    CHECK(0 == one.num_nonempty_slots && 0 == one.num_targets);
+    CHECK(0 == count_targets(&one) && 0 == one.num_targets);
     ompi_osc_newrma_optable_fini(&one);
 
     ompi_osc_newrma_optable_remove(&table, targets[0]);
     ompi_osc_newrma_optable_remove(&table, targets[2]);
-    CHECK(0 == table.num_targets && 0 == table.num_nonempty_slots);
+    CHECK(0 == table.num_targets && 0 == count_targets(&table));
+    ompi_osc_newrma_optable_fini(&table);
+
+    /* the slot array grows with the targets, up to its maximum, and every
+     * element stays reachable through the new slots */
+    enum { MANY = 40 };
+    ompi_osc_newrma_target_t *many[MANY];
+    CHECK(OMPI_SUCCESS == ompi_osc_newrma_optable_init(&table, 24));
+    CHECK(OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS == table.nslots);
+    for (int i = 0; i < MANY; ++i) {
+        many[i] = OBJ_NEW(ompi_osc_newrma_target_t);
+        ompi_osc_newrma_optable_insert(&table, many[i], 3 * i);
+        CHECK(table.nslots >= (i + 1 < 24 ? i + 1 : 24) || table.nslots == 24);
+    }
+    CHECK(24 == table.nslots && MANY == count_targets(&table));
+    for (int i = 0; i < MANY; ++i) {
+        CHECK(many[i] == ompi_osc_newrma_optable_lookup(&table, 3 * i));
+    }
+    CHECK(NULL == ompi_osc_newrma_optable_lookup(&table, 1));
+    for (int i = 0; i < MANY; i += 2) { /* every other one */
+        ompi_osc_newrma_optable_remove(&table, many[i]);
+    }
+    CHECK(MANY / 2 == count_targets(&table));
+    for (int i = 0; i < MANY; ++i) {
+        CHECK((i % 2 ? many[i] : NULL) == ompi_osc_newrma_optable_lookup(&table, 3 * i));
+    }
+    for (int i = 1; i < MANY; i += 2) {
+        ompi_osc_newrma_optable_remove(&table, many[i]);
+    }
+    for (int i = 0; i < MANY; ++i) {
+        OBJ_RELEASE(many[i]);
+    }
+    ompi_osc_newrma_optable_fini(&table);
     for (int i = 0; i < 6; ++i) {
         OBJ_RELEASE(targets[i]);
     }
-    ompi_osc_newrma_optable_fini(&table);
     opal_finalize_util();
     return unit_finish("test_optable");
 }
