@@ -99,8 +99,8 @@ typedef struct {
     /** info no_locks: MPI_Win_lock and lock_all are erroneous (MPI_ERR_RMA_SYNC);
      * MPI_Win_set_info may change it */
     bool no_locks;
-    /** info same_size / same_disp_unit: every rank gave the same value, so
-     * the peers' values are this rank's own, not the exchange's */
+    /** info same_size / same_disp_unit, reported by MPI_Win_get_info; a
+     * peer's layout is asked of it on first access either way */
     bool same_size;
     bool same_disp_unit;
     /** info accumulate_ops is same_op (not same_op_no_op): reported only,
@@ -204,12 +204,18 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 
 /** What this process knows of one target's window memory. */
 struct ompi_osc_newrma_peer_t {
-    /** target's base address (its own virtual address space) */
+    /** target's base address (its own virtual address space) and rkey:
+     * asked of the target on first access (info_known), not exchanged at
+     * creation; rkey NULL when the target exposes no registered memory */
     uint64_t base;
-    /** packed rkey received at window creation (unpacked on first use) */
-    void *rkey_packed;
-    size_t rkey_packed_len;
     ucp_rkey_h rkey;
+    /** the target's window size and displacement unit: known with the
+     * rest of the information, or from the shared segment's layout */
+    uint64_t size;
+    int disp_unit;
+    bool layout_known;
+    /** base and rkey are known (set last, after a write barrier) */
+    volatile bool info_known;
     /** direct load/store address when the target is reached through shm */
     char *shm_base;
     /** endpoint, looked up on first use */
@@ -328,18 +334,12 @@ struct ompi_osc_newrma_module_t {
     void *rkey_packed;
     size_t rkey_packed_len;
     bool pools_ready;
-    /** per-rank remote window information (create / allocate / shared) */
+    /** per-rank remote window information (create / allocate / shared),
+     * filled in on first access to each peer */
     ompi_osc_newrma_peer_t *peers;
     /** the peer entries whose lock_type is set: what UNLOCK_ALL releases,
      * O(targets locked) rather than a sweep over every rank */
     opal_list_t locked_peers;
-    /** what the creation's exchange gathered: the peers' packed rkeys point into it */
-    char *peer_blobs;
-    /** per-rank window sizes and displacement units, NULL where the window's
-     * info promised them equal to mine (same_size, same_disp_unit): then
-     * they were not exchanged either (ompi_osc_newrma_peer_size) */
-    size_t *peer_sizes;
-    int *peer_disp_units;
     /** node-local shared segment (allocate / shared flavors, shm path) */
     ompi_osc_newrma_shm_t shm;
     /** every rank is node-local and reached directly: no UCX access at all
@@ -522,16 +522,18 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t
     return (ompi_osc_newrma_module_t *) win->w_osc_module;
 }
 
-/** Size of @p rank's window memory in bytes. */
+/** Size of @p rank's window memory in bytes, once its layout is known
+ * (myself, a rank of the shared segment, or a peer accessed before);
+ * 0 until then. */
 static inline size_t ompi_osc_newrma_peer_size(const ompi_osc_newrma_module_t *module, int rank)
 {
-    return NULL != module->peer_sizes ? module->peer_sizes[rank] : module->size;
+    return module->peers[rank].layout_known ? module->peers[rank].size : 0;
 }
 
-/** @p rank's displacement unit. */
+/** @p rank's displacement unit, once known (else mine). */
 static inline int ompi_osc_newrma_peer_disp_unit(const ompi_osc_newrma_module_t *module, int rank)
 {
-    return NULL != module->peer_disp_units ? module->peer_disp_units[rank] : module->disp_unit;
+    return module->peers[rank].layout_known ? module->peers[rank].disp_unit : module->disp_unit;
 }
 
 /* The window lock.  Without MPI_THREAD_MULTIPLE the only other party that

@@ -246,241 +246,86 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
     }
 }
 
-/* ---- window-creation exchange: base, size, disp_unit, rkey, worker address ---- */
+/* ---- window creation's agreement, and worker addresses ---- */
 
-typedef struct {
-    uint64_t base;
-    uint32_t rkey_len;
-    uint32_t address_len;
-    /** this rank has no worker address yet for some peer of the window */
-    uint32_t need_addresses;
-    /** this rank's creation failed (an OMPI error code): everybody fails */
-    int32_t status;
-} exchange_hdr_t;
-
-/** Follows the header unless the window's info promised both equal on every
- * rank (same_size and same_disp_unit, which the standard requires every
- * rank to give alike, so every rank's record has the same length). */
-typedef struct {
-    uint64_t size;
-    int32_t disp_unit;
-    int32_t pad;
-} exchange_layout_t;
-
-/** What one rank sends: the layout part only where it travels. */
-typedef struct {
-    exchange_hdr_t hdr;
-    exchange_layout_t layout;
-} exchange_record_t;
-
-/** The gathered records: one per rank, @c stride bytes apart. */
-typedef struct {
-    char *raw;
-    size_t stride;
-    int count;
-} exchange_t;
-
-static exchange_hdr_t *exchange_hdr(const exchange_t *x, int rank)
+/* Worker addresses are per process, not per window: once known (from an
+ * earlier window) they need not travel again.  A window every rank reaches
+ * with loads and stores only (node_direct, the same on every rank) uses no
+ * UCX endpoint at all. */
+static bool module_need_addresses(ompi_osc_newrma_module_t *module)
 {
-    return (exchange_hdr_t *) (x->raw + (size_t) rank * x->stride);
+    if (module->node_direct) {
+        return false;
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
+        if (i != module->my_rank &&
+            !ompi_osc_newrma_ucx_knows(ompi_comm_peer_lookup(module->comm, i))) {
+            return true;
+        }
+    }
+    return false;
 }
 
-static const exchange_layout_t *exchange_layout(const exchange_t *x, int rank)
-{
-    return (const exchange_layout_t *) (x->raw + (size_t) rank * x->stride +
-                                        sizeof(exchange_hdr_t));
-}
-
-static int exchange_peer(ompi_osc_newrma_module_t *module, const exchange_t *x, int rank,
-                         const char *blob)
-{
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
-    struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, rank);
-    const exchange_hdr_t *hdr = exchange_hdr(x, rank);
-
-    peer->base = hdr->base;
-    if (NULL != module->peer_sizes) {
-        module->peer_sizes[rank] = (size_t) exchange_layout(x, rank)->size;
-    }
-    if (NULL != module->peer_disp_units) {
-        module->peer_disp_units[rank] = exchange_layout(x, rank)->disp_unit;
-    }
-    if (hdr->rkey_len > 0) {
-        /* kept in the module's copy of the exchange (module->peer_blobs) */
-        peer->rkey_packed = (void *) blob;
-        peer->rkey_packed_len = hdr->rkey_len;
-    }
-    if (rank == module->my_rank || 0 == hdr->address_len) {
-        return OMPI_SUCCESS;
-    }
-    return ompi_osc_newrma_ucx_learn_address(proc, blob + hdr->rkey_len, hdr->address_len);
-}
-
-static int exchange_gather_blobs(ompi_osc_newrma_module_t *module, const exchange_t *x,
-                                 const char *mine, size_t mine_len)
+/* Every rank's worker address: their lengths, then the addresses.  Made
+ * when some rank of the window lacks one (so at most once per process,
+ * unless windows come on ever new communicators). */
+static int module_exchange_addresses(ompi_osc_newrma_module_t *module)
 {
     ompi_communicator_t *comm = module->comm;
-    int *counts, *displs, total = 0, ret;
-    char *all;
+    int *counts, *displs, mine = (int) component.worker_address_len, total = 0, ret;
+    char *all = NULL;
 
     counts = malloc(2 * sizeof(int) * (size_t) module->comm_size);
     if (NULL == counts) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     displs = counts + module->comm_size;
-    for (int i = 0; i < module->comm_size; ++i) {
-        counts[i] = (int) (exchange_hdr(x, i)->rkey_len + exchange_hdr(x, i)->address_len);
+    ret = comm->c_coll->coll_allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm,
+                                       comm->c_coll->coll_allgather_module);
+    for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
         displs[i] = total;
         total += counts[i];
     }
-    all = malloc((size_t) total + 1);
-    if (NULL == all) {
-        free(counts);
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    if (OMPI_SUCCESS == ret && NULL == (all = malloc((size_t) total + 1))) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
     }
-    /* nothing to send anywhere (a window all in one segment, every address
-     * known): the headers said so on every rank alike */
-    ret = 0 == total ? OMPI_SUCCESS
-                     : comm->c_coll->coll_allgatherv(mine, (int) mine_len, MPI_BYTE, all, counts,
-                                                     displs, MPI_BYTE, comm,
-                                                     comm->c_coll->coll_allgatherv_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = comm->c_coll->coll_allgatherv(component.worker_address, mine, MPI_BYTE, all, counts,
+                                            displs, MPI_BYTE, comm,
+                                            comm->c_coll->coll_allgatherv_module);
+    }
     for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
-        ret = exchange_peer(module, x, i, all + displs[i]);
+        if (i != module->my_rank && counts[i] > 0) {
+            ret = ompi_osc_newrma_ucx_learn_address(ompi_comm_peer_lookup(comm, i),
+                                                    all + displs[i], (size_t) counts[i]);
+        }
     }
-    /* the peers' packed rkeys stay in it: no allocation per peer after the
-     * last collective, where a failure would no longer reach every rank */
-    module->peer_blobs = all;
+    free(all);
     free(counts);
     return ret;
 }
 
-/* Worker addresses are per process, not per window: once known (from an
- * earlier window), they need not travel again. */
-static uint32_t exchange_need_addresses(ompi_osc_newrma_module_t *module)
-{
-    for (int i = 0; i < module->comm_size; ++i) {
-        if (i != module->my_rank &&
-            !ompi_osc_newrma_ucx_knows(ompi_comm_peer_lookup(module->comm, i))) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Some rank lacks an address: everybody sends theirs; else nobody does
- * (the headers' lengths are zeroed for the blob exchange). */
-static bool exchange_addresses_needed(const exchange_t *x)
-{
-    for (int i = 0; i < x->count; ++i) {
-        if (exchange_hdr(x, i)->need_addresses) {
-            return true;
-        }
-    }
-    for (int i = 0; i < x->count; ++i) {
-        exchange_hdr(x, i)->address_len = 0;
-    }
-    return false;
-}
-
-/* The first failure any rank reported, or OMPI_SUCCESS. */
-static int exchange_status(const exchange_t *x)
-{
-    for (int i = 0; i < x->count; ++i) {
-        if (OMPI_SUCCESS != exchange_hdr(x, i)->status) {
-            return exchange_hdr(x, i)->status;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* The per-rank layout tables the window's info did not make unnecessary;
- * allocated before the exchange so that a failure reaches every rank. */
-static int exchange_layout_alloc(ompi_osc_newrma_module_t *module)
-{
-    if (!module->config.same_size) {
-        module->peer_sizes = calloc((size_t) module->comm_size, sizeof(size_t));
-        if (NULL == module->peer_sizes) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-    }
-    if (!module->config.same_disp_unit) {
-        module->peer_disp_units = calloc((size_t) module->comm_size, sizeof(int));
-        if (NULL == module->peer_disp_units) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-/* My record (header, then the layout if it travels) and my blob. */
-static int exchange_mine(ompi_osc_newrma_module_t *module, exchange_record_t *record,
-                         const void *rkey, size_t rkey_len, char **blob_p)
-{
-    exchange_hdr_t *hdr = &record->hdr;
-    char *blob;
-
-    hdr->base = (uint64_t) (uintptr_t) module->base;
-    hdr->rkey_len = (uint32_t) rkey_len;
-    hdr->address_len = (uint32_t) component.worker_address_len;
-    hdr->need_addresses = exchange_need_addresses(module);
-    record->layout.size = module->size;
-    record->layout.disp_unit = module->disp_unit;
-    blob = malloc(rkey_len + component.worker_address_len);
-    if (NULL == blob) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    if (rkey_len > 0) { /* no rkey: NULL, which memcpy may not take */
-        memcpy(blob, rkey, rkey_len);
-    }
-    if (component.worker_address_len > 0) {
-        memcpy(blob + rkey_len, component.worker_address, component.worker_address_len);
-    }
-    *blob_p = blob;
-    return OMPI_SUCCESS;
-}
-
 /* The creation's last collective, made even by a rank whose creation has
  * failed (@p status): then every rank returns an error from the same call
- * and nobody waits in it for the failed one. */
-static int module_exchange(ompi_osc_newrma_module_t *module, const void *rkey, size_t rkey_len,
-                           int status)
+ * and nobody waits in it for the failed one.  It carries two ints whatever
+ * the number of ranks: the first failure, and whether worker addresses must
+ * travel.  What a peer's window is (base, size, displacement unit, rkey) is
+ * asked of the peer on its first access (ops: rma_peer_info). */
+static int module_agree(ompi_osc_newrma_module_t *module, int status)
 {
     ompi_communicator_t *comm = module->comm;
-    exchange_record_t record = {{0}, {0}};
-    exchange_hdr_t *mine = &record.hdr;
-    exchange_t x = {NULL, sizeof(exchange_hdr_t), module->comm_size};
-    char *blob = NULL;
-    int ret;
+    int mine[2] = {status, OMPI_SUCCESS == status && module_need_addresses(module) ? -1 : 0};
+    int all[2];
+    int ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm,
+                                           comm->c_coll->coll_allreduce_module);
 
-    if (!module->config.same_size || !module->config.same_disp_unit) {
-        x.stride += sizeof(exchange_layout_t);
-    }
-    if (OMPI_SUCCESS == status) {
-        status = exchange_layout_alloc(module);
-    }
-    if (OMPI_SUCCESS == status) {
-        status = exchange_mine(module, &record, rkey, rkey_len, &blob);
-    }
-    mine->status = status;
-    x.raw = malloc(x.stride * (size_t) module->comm_size);
-    if (NULL == x.raw) {
-        free(blob);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    ret = comm->c_coll->coll_allgather(&record, (int) x.stride, MPI_BYTE, x.raw, (int) x.stride,
-                                       MPI_BYTE, comm, comm->c_coll->coll_allgather_module);
     if (OMPI_SUCCESS == ret) {
         /* my own failure first: it says more than a peer's */
-        ret = OMPI_SUCCESS != status ? status : exchange_status(&x);
+        ret = OMPI_SUCCESS != status ? status : all[0];
     }
-    if (OMPI_SUCCESS == ret && !exchange_addresses_needed(&x)) {
-        mine->address_len = 0; /* every rank knows every address already */
+    if (OMPI_SUCCESS == ret && all[1] < 0) {
+        ret = module_exchange_addresses(module);
     }
-    if (OMPI_SUCCESS == ret) {
-        ret = exchange_gather_blobs(module, &x, blob, rkey_len + mine->address_len);
-    }
-    free(blob);
-    free(x.raw);
     return ret;
 }
 
@@ -505,12 +350,6 @@ static void module_peers_free(ompi_osc_newrma_module_t *module)
     }
     free(module->peers);
     module->peers = NULL;
-    free(module->peer_blobs);
-    module->peer_blobs = NULL;
-    free(module->peer_sizes);
-    module->peer_sizes = NULL;
-    free(module->peer_disp_units);
-    module->peer_disp_units = NULL;
 }
 
 static int module_peers_alloc(ompi_osc_newrma_module_t *module)
@@ -746,11 +585,28 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     if (OMPI_SUCCESS == ret) {
         ret = module_info_subscribe(module);
     }
-    ret = module_exchange(module, module->rkey_packed, module->rkey_packed_len, ret);
+    ret = module_agree(module, ret);
     if (OMPI_SUCCESS == ret) {
         ompi_osc_newrma_shm_created(module); /* every node rank is attached by now */
     }
     return ret;
+}
+
+/* My own memory is always reached with loads and stores. */
+static void module_self(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_peer_t *self = &module->peers[module->my_rank];
+
+    self->shm_base = module->base;
+    self->base = (uint64_t) (uintptr_t) module->base;
+    self->size = module->size;
+    self->disp_unit = module->disp_unit;
+    self->layout_known = true;
+    self->info_known = true;
+    if (NULL == module->my_lock) {
+        module->my_lock = &module->self_lock_word; /* no segment: my own word */
+    }
+    self->lock = module->my_lock;
 }
 
 int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
@@ -791,12 +647,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
         module_destroy(module);
         return ret;
     }
-    /* my own memory is always reached with loads and stores */
-    module->peers[module->my_rank].shm_base = module->base;
-    if (NULL == module->my_lock) {
-        module->my_lock = &module->self_lock_word; /* no segment: my own word */
-    }
-    module->peers[module->my_rank].lock = module->my_lock;
+    module_self(module);
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor) {
         *base = module->base;
     }
@@ -804,13 +655,11 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->ready = true;
     module_open_to_packets(module);
     OSC_NEWRMA_VERBOSE(10,
-                       "window %u created: flavor %d, %zu bytes, %d slots, shm %s, %d of %d ranks "
-                       "in the segment, peer sizes %s, disp units %s",
+                       "window %u created: flavor %d, %zu bytes, at most %d slots, shm %s, %d of %d "
+                       "ranks in the segment",
                        module->cid, flavor, module->size, module->config.slots,
                        module->shm.direct ? "direct" : "off",
-                       module->shm.active ? module->shm.node_size : 0, module->comm_size,
-                       NULL != module->peer_sizes ? "exchanged" : "promised",
-                       NULL != module->peer_disp_units ? "exchanged" : "promised");
+                       module->shm.active ? module->shm.node_size : 0, module->comm_size);
     return OMPI_SUCCESS;
 }
 

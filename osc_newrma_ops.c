@@ -87,22 +87,44 @@ static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_
     return OMPI_SUCCESS;
 }
 
-static int rma_peer_rkey(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h ep,
-                         ucp_rkey_h *rkey_p)
+/* A peer's window (base, size, displacement unit, rkey), asked of the peer
+ * on the first access to it: creation exchanges nothing per peer, and a
+ * window keeps what it learnt only for the peers it touches. */
+static int rma_peer_info(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h ep)
 {
     ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_region_query_t query;
+    ucp_rkey_h rkey = NULL;
     int ret;
 
-    if (NULL == peer->rkey) {
-        if (NULL == peer->rkey_packed) {
-            return OMPI_ERR_RMA_RANGE; /* the target exposed no memory */
-        }
-        ret = ompi_osc_newrma_ucx_rkey_unpack(ep, peer->rkey_packed, &peer->rkey);
+    if (OPAL_LIKELY(peer->info_known)) {
+        return OMPI_SUCCESS;
+    }
+    OMPI_OSC_NEWRMA_STAT_ADD(module, PEER_QUERIES, 1);
+    ret = ompi_osc_newrma_pkt_region_query(module, rank, 0, 0, &query);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (NULL != query.rkey_packed) {
+        ret = ompi_osc_newrma_ucx_rkey_unpack(ep, query.rkey_packed, &rkey);
+        free(query.rkey_packed);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
     }
-    *rkey_p = peer->rkey;
+    if (peer->info_known) { /* another thread asked too, and was first */
+        if (NULL != rkey) {
+            ucp_rkey_destroy(rkey);
+        }
+        return OMPI_SUCCESS;
+    }
+    peer->base = query.base;
+    peer->rkey = rkey;
+    peer->size = query.len;
+    peer->disp_unit = query.disp_unit;
+    peer->layout_known = true;
+    opal_atomic_wmb();
+    peer->info_known = true;
     return OMPI_SUCCESS;
 }
 
@@ -256,20 +278,27 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         return rma_resolve_dynamic(module, a, lo, hi, mem);
     }
-    if (!rma_window_offset(module, a->target, a->target_disp, lo, hi, &offset)) {
-        return OMPI_ERR_RMA_RANGE;
-    }
     if (rma_peer_direct(module, peer, a->target)) {
+        if (!rma_window_offset(module, a->target, a->target_disp, lo, hi, &offset)) {
+            return OMPI_ERR_RMA_RANGE;
+        }
         mem->direct = peer->shm_base + offset;
         return OMPI_SUCCESS;
     }
     ret = rma_peer_ep(module, a->target, &mem->ep);
+    if (OMPI_SUCCESS == ret) {
+        ret = rma_peer_info(module, a->target, mem->ep);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = rma_peer_rkey(module, a->target, mem->ep, &mem->rkey);
+    if (!rma_window_offset(module, a->target, a->target_disp, lo, hi, &offset) ||
+        NULL == peer->rkey) {
+        return OMPI_ERR_RMA_RANGE; /* outside, or the target exposed no memory */
+    }
+    mem->rkey = peer->rkey;
     mem->addr = peer->base + (uint64_t) offset;
-    return ret;
+    return OMPI_SUCCESS;
 }
 
 /* ---- direct load/store (self, and node-local peers through shm) ---- */

@@ -603,6 +603,24 @@ static ompi_osc_newrma_region_t *pkt_region_for(ompi_osc_newrma_module_t *module
     return found;
 }
 
+/* Target side, not a dynamic window: what an origin needs of my window on
+ * its first access to it (nothing per peer travels at creation). */
+static void pkt_answer_window_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = pkt->hdr;
+
+    reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
+    reply.src = module->my_rank;
+    reply.status = OMPI_SUCCESS;
+    reply.addr = (uint64_t) (uintptr_t) module->base;
+    reply.len = module->size;
+    reply.count = (uint32_t) module->disp_unit;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, module->rkey_packed,
+                                                 module->rkey_packed_len)) {
+        opal_output(0, "osc/newrma: cannot answer a window query from rank %d", pkt->hdr.src);
+    }
+}
+
 /* Target side: find the attached memory holding the queried range. */
 static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
@@ -610,6 +628,10 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     ompi_osc_newrma_region_t *found;
     int ret;
 
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        pkt_answer_window_query(module, pkt);
+        return;
+    }
     ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
     /* the origin may cache it from now on: a detach must tell it */
@@ -637,8 +659,9 @@ static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
     query->status = pkt->hdr.status;
     query->base = pkt->hdr.addr;
     query->len = pkt->hdr.len;
+    query->disp_unit = (int) pkt->hdr.count;
     query->rkey_packed = NULL;
-    if (OMPI_SUCCESS == query->status) {
+    if (OMPI_SUCCESS == query->status && pkt->payload_len > 0) {
         query->rkey_packed = malloc(pkt->payload_len);
         if (NULL == query->rkey_packed) {
             query->status = OMPI_ERR_OUT_OF_RESOURCE;

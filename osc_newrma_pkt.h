@@ -23,7 +23,9 @@
 #include "osc_newrma_types.h"
 
 typedef enum {
-    /** origin asks which attached region of a dynamic window holds an address */
+    /** origin asks which attached region of a dynamic window holds an
+     * address; on other windows, its first access asks for the window
+     * (base, size, displacement unit in count, rkey) */
     OMPI_OSC_NEWRMA_PKT_REGION_QUERY = 1,
     /** target answers a REGION_QUERY: the region and its rkey (payload) */
     OMPI_OSC_NEWRMA_PKT_REGION_REPLY,
@@ -136,6 +138,9 @@ typedef struct {
     int status;
     uint64_t base;
     uint64_t len;
+    /** a window's query (not dynamic): the target's displacement unit */
+    int disp_unit;
+    /** NULL when the target has no registration to offer */
     void *rkey_packed;
 } ompi_osc_newrma_region_query_t;
 

@@ -306,6 +306,9 @@ typedef struct {
     int32_t win_rank;
     /** this rank's creation failed before the segment (an OMPI error code) */
     int32_t status;
+    /** MPI_Win_shared_query answers it without asking the rank */
+    int32_t disp_unit;
+    int32_t pad;
 } shm_rank_info_t;
 
 /* The first failure any node rank reported, or OMPI_SUCCESS. */
@@ -338,7 +341,7 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     int node_size = ompi_comm_size(node_comm);
     size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl, stride;
     ompi_osc_newrma_lock_word_t *words;
-    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status}, *all;
+    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status, module->disp_unit, 0}, *all;
     bool reused;
     int ret;
 
@@ -386,6 +389,9 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     for (int i = 0; i < node_size; ++i) {
         ompi_osc_newrma_peer_t *peer = &module->peers[all[i].win_rank];
         peer->shm_base = module->shm.seg_base + offset;
+        peer->size = all[i].size;
+        peer->disp_unit = all[i].disp_unit;
+        peer->layout_known = true;
         offset += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
         /* node-local origins take the lock word with CPU atomics when they
          * also access the memory directly */

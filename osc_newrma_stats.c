@@ -60,6 +60,10 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
     [OMPI_OSC_NEWRMA_STAT_AGGRESSIVE_CLEANUPS] = {"aggressive_cleanups",
                                                   "Aggressive cleanups: both pools empty, "
                                                   "operations completed to free elements"},
+    [OMPI_OSC_NEWRMA_STAT_PEER_QUERIES] = {"peer_queries",
+                                           "First accesses to a peer that asked it for its "
+                                           "window (base, size, displacement unit, rkey): "
+                                           "creation exchanges nothing per peer"},
 };
 
 void ompi_osc_newrma_stats_read(ompi_osc_newrma_module_t *module, ompi_osc_newrma_stats_t *out)

@@ -42,6 +42,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS,
     OMPI_OSC_NEWRMA_STAT_POOL_MISSES,
     OMPI_OSC_NEWRMA_STAT_AGGRESSIVE_CLEANUPS,
+    OMPI_OSC_NEWRMA_STAT_PEER_QUERIES, /**< first accesses that asked a peer for its window */
     OMPI_OSC_NEWRMA_STAT_MAX
 } ompi_osc_newrma_stat_t;
 
