@@ -177,7 +177,10 @@ struct ompi_osc_newrma_component_t {
     ucp_worker_h ucp_worker;
     void *worker_address;
     size_t worker_address_len;
-    /** ompi_proc_t * -> ompi_osc_newrma_endpoint_t */
+    /** ompi_proc_t * -> ompi_osc_newrma_endpoint_t.  Not the proc's
+     * endpoint slot: the slots are fixed when Open MPI is built (BML, MTL,
+     * UCX, PML here), and the UCX one holds pml/ucx's endpoint on pml/ucx's
+     * own worker when that PML runs; ours live on this component's worker. */
     opal_hash_table_t endpoints;
     /** active-message packets received, processed outside UCX callbacks */
     opal_list_t inbox;

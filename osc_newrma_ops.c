@@ -21,14 +21,15 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
+#include "osc_newrma_element.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
-#include "osc_newrma_progress.h"
 #include "osc_newrma_request.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_ucx.h"
+#include "osc_newrma_wait.h"
 
 #define component mca_osc_newrma_component
 
@@ -715,7 +716,7 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
         }
     }
     /* past PIGGYBACK_THRESHOLD queued ops, issue instead of queueing */
-    ret = ompi_osc_newrma_issue_ops_target(module, target, -1);
+    ret = ompi_osc_newrma_issue_target(module, target, -1);
     return ret < 0 ? ret : OMPI_SUCCESS;
 }
 

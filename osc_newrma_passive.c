@@ -30,12 +30,13 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_dtype.h"
+#include "osc_newrma_element.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_passive.h"
 #include "osc_newrma_pkt.h"
-#include "osc_newrma_progress.h"
 #include "osc_newrma_state.h"
 #include "osc_newrma_ucx.h"
+#include "osc_newrma_wait.h"
 
 #define component mca_osc_newrma_component
 
@@ -595,7 +596,7 @@ static void passive_finish_target(ompi_osc_newrma_module_t *module,
     if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
         /* its UNLOCK (or single op) released the lock */
         passive_forget_peer(module, target->rank);
-        ompi_osc_newrma_target_release(module, target);
+        ompi_osc_newrma_pkt_target_release(module, target);
     } else if (target->sync_flag <= flag) {
         /* lazy release: keep the element and its lock state */
         target->sync_flag = OMPI_OSC_NEWRMA_SYNC_NONE;

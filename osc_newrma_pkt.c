@@ -18,6 +18,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_dtype.h"
+#include "osc_newrma_element.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_optable.h"
 #include "osc_newrma_pkt.h"
@@ -366,6 +367,17 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
     }
     module->batches_open--;
     return pkt_batch_send(module, &target->batch, target->rank);
+}
+
+void ompi_osc_newrma_pkt_target_release(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_target_t *target)
+{
+    int ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_module_error(module, ret);
+    }
+    ompi_osc_newrma_target_put(module, target);
 }
 
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)

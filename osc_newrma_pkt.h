@@ -215,6 +215,13 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
                                     ompi_osc_newrma_target_t *target);
 
+/** Return @p target (its op list empty) to the pools, after sending the
+ * packets still aggregated for it: an element owing RMA_DONE is never
+ * released, and RMA_DONE flushes them, so there are some only after an
+ * error, which goes to the window (ompi_osc_newrma_module_error). */
+void ompi_osc_newrma_pkt_target_release(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_target_t *target);
+
 /** Send every target's aggregated packets (one message each): a progress
  * round ends here, so nobody waits on a packet still held. */
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);

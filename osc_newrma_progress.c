@@ -15,6 +15,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_element.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_passive.h"
@@ -243,7 +244,7 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
             return ret;
         }
     }
-    ompi_osc_newrma_target_release(module, target);
+    ompi_osc_newrma_pkt_target_release(module, target);
     return 1;
 }
 
@@ -258,7 +259,7 @@ static int cleanup_passive_target(ompi_osc_newrma_module_t *module,
         OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag) {
         return 0;
     }
-    ompi_osc_newrma_target_release(module, target);
+    ompi_osc_newrma_pkt_target_release(module, target);
     return 1;
 }
 
@@ -518,7 +519,7 @@ static int aggressive_passive(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         if (opal_list_is_empty(&target->ops)) {
             /* nothing was ever sent for it: give it back as it is; it is
              * recreated in LOCK_CALLED (its peer entry was never granted) */
-            ompi_osc_newrma_target_release(module, target);
+            ompi_osc_newrma_pkt_target_release(module, target);
             return OMPI_SUCCESS;
         }
         /* the single-op optimization gives way to freeing resources */
@@ -585,76 +586,6 @@ int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
             break;
     }
     return ompi_osc_newrma_progress_wait(module, aggressive_resource_ready, &wait);
-}
-
-int ompi_osc_newrma_op_alloc(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t **op_p)
-{
-    opal_list_item_t *item;
-    int ret;
-
-    while (NULL == (item = ompi_osc_newrma_pool_get(&module->op_pool, &component.op_global_pool))) {
-        ret = ompi_osc_newrma_cleanup_win_aggressive(module, OMPI_OSC_NEWRMA_RESOURCE_OP);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
-    *op_p = (ompi_osc_newrma_op_t *) item;
-    return OMPI_SUCCESS;
-}
-
-int ompi_osc_newrma_target_get(ompi_osc_newrma_module_t *module, int rank,
-                               ompi_osc_newrma_target_t **target_p)
-{
-    ompi_osc_newrma_target_t *target;
-    opal_list_item_t *item;
-    int ret;
-
-    for (;;) {
-        target = ompi_osc_newrma_optable_lookup(&module->table, rank);
-        if (NULL != target) {
-            *target_p = target;
-            return OMPI_SUCCESS;
-        }
-        item = ompi_osc_newrma_pool_get(&module->target_pool, &component.target_global_pool);
-        if (NULL != item) {
-            target = (ompi_osc_newrma_target_t *) item;
-            ompi_osc_newrma_optable_insert(&module->table, target, rank);
-            *target_p = target;
-            return OMPI_SUCCESS;
-        }
-        ret = ompi_osc_newrma_cleanup_win_aggressive(module, OMPI_OSC_NEWRMA_RESOURCE_TARGET);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
-}
-
-int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
-                                   ompi_osc_newrma_target_t **target_p)
-{
-    opal_list_item_t *item =
-        ompi_osc_newrma_pool_get(&module->target_pool, &component.target_global_pool);
-
-    if (NULL == item) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *target_p = (ompi_osc_newrma_target_t *) item;
-    ompi_osc_newrma_optable_insert(&module->table, *target_p, rank);
-    return OMPI_SUCCESS;
-}
-
-void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target)
-{
-    /* an element owing RMA_DONE is not released, and RMA_DONE flushes the
-     * aggregated packets: this only matters after an error */
-    int ret = ompi_osc_newrma_pkt_batch_flush(module, target);
-
-    if (OMPI_SUCCESS != ret) {
-        ompi_osc_newrma_module_error(module, ret);
-    }
-    ompi_osc_newrma_optable_remove(&module->table, target);
-    ompi_osc_newrma_pool_put(&module->target_pool, &component.target_global_pool, &target->super);
 }
 
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
@@ -735,7 +666,14 @@ static void agent_turn(ompi_osc_newrma_module_t *module)
 
 void ompi_osc_newrma_progress_register(void)
 {
-    ompi_osc_newrma_wait_register(ompi_osc_newrma_make_rma_progress_win, agent_turn);
+    static const ompi_osc_newrma_engine_t engine = {
+        .win_progress = ompi_osc_newrma_make_rma_progress_win,
+        .agent_turn = agent_turn,
+        .issue_target = ompi_osc_newrma_issue_ops_target,
+        .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
+    };
+
+    ompi_osc_newrma_wait_register(&engine);
 }
 
 int ompi_osc_newrma_progress_cb(void)

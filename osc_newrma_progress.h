@@ -46,27 +46,12 @@ int ompi_osc_newrma_make_rma_progress_global(void);
 int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
                                            ompi_osc_newrma_resource_t resource);
 
-/** Take an op element (local pool, global pool, then aggressive cleanup). */
-int ompi_osc_newrma_op_alloc(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t **op_p);
-
-/** Find @p rank's target element or create one (same resource order). */
-int ompi_osc_newrma_target_get(ompi_osc_newrma_module_t *module, int rank,
-                               ompi_osc_newrma_target_t **target_p);
-
-/** Create @p rank's target element only if one is free without cleanup.
- * @return OMPI_ERR_OUT_OF_RESOURCE when both pools are empty */
-int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
-                                   ompi_osc_newrma_target_t **target_p);
-
-/** Return a target element with an empty op list to the pools. */
-void ompi_osc_newrma_target_release(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target);
-
 /** True when the operation table holds no target element. */
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
-/** Register MAKE_RMA_PROGRESS_WIN and the agent's turn with the wait
- * service (osc_newrma_wait.h), once at component init. */
+/** Register MAKE_RMA_PROGRESS_WIN, the agent's turn, ISSUE_OPS_TARGET and
+ * CLEANUP_WIN_AGGRESSIVE with the wait service (osc_newrma_wait.h), once at
+ * component init: the layers below reach them only through it. */
 void ompi_osc_newrma_progress_register(void);
 
 /** Become the agent (wait until no other thread is), so that no packet

@@ -235,6 +235,13 @@ static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
     return wanted;
 }
 
+/* The component's own context and worker, not opal_common_ucx's: Open MPI
+ * 4.1 ships there the worker pool osc/ucx is built on (a worker per thread,
+ * no active messages) and helpers that block on one request at a time
+ * (opal_common_ucx_wait_request, _worker_flush), where newrma needs one
+ * worker with an active-message handler, progressed by its own callback,
+ * and settings of its own (ucp_config_modify below, each made only where
+ * the user set neither UCX_<key> nor UCX_OSC_NEWRMA_<key>). */
 static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *context_p)
 {
     ucp_config_t *config;

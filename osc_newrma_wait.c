@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * osc/newrma: PROGRESS_WAIT and the agent's turn (see osc_newrma_wait.h).
+ * osc/newrma: PROGRESS_WAIT and the other services the progress engine
+ * lends the layers below it (see osc_newrma_wait.h).
  */
 #include "ompi_config.h"
 
@@ -13,19 +14,27 @@
 #include "osc_newrma_wait.h"
 
 /* set once, before any window exists, and only read afterwards */
-static ompi_osc_newrma_win_progress_fn_t wait_win_progress;
-static ompi_osc_newrma_agent_turn_fn_t wait_agent_turn;
+static ompi_osc_newrma_engine_t wait_engine;
 
-void ompi_osc_newrma_wait_register(ompi_osc_newrma_win_progress_fn_t win_progress,
-                                   ompi_osc_newrma_agent_turn_fn_t agent_turn)
+void ompi_osc_newrma_wait_register(const ompi_osc_newrma_engine_t *engine)
 {
-    wait_win_progress = win_progress;
-    wait_agent_turn = agent_turn;
+    wait_engine = *engine;
 }
 
 int ompi_osc_newrma_win_progress(ompi_osc_newrma_module_t *module)
 {
-    return wait_win_progress(module);
+    return wait_engine.win_progress(module);
+}
+
+int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, int max)
+{
+    return wait_engine.issue_target(module, target, max);
+}
+
+int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource)
+{
+    return wait_engine.reclaim(module, resource);
 }
 
 int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
@@ -34,7 +43,7 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
     int ret;
 
     for (;;) {
-        ret = wait_win_progress(module);
+        ret = wait_engine.win_progress(module);
         if (ret < 0) {
             return ret;
         }
@@ -49,5 +58,5 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
 
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 {
-    wait_agent_turn(module);
+    wait_engine.agent_turn(module);
 }

@@ -30,7 +30,7 @@ from collections import defaultdict
 
 # lowest first; a file may depend on its own layer's files and lower ones
 LAYERS = [
-    ("base", ["mutex", "pool", "optable", "state", "dtype", "wait"]),
+    ("base", ["mutex", "pool", "optable", "element", "state", "dtype", "wait"]),
     ("transport", ["ucx", "shm", "region"]),
     ("am", ["pkt"]),
     ("target", ["lock", "acc"]),
