@@ -249,14 +249,9 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
 /* ---- window creation's agreement, and worker addresses ---- */
 
 /* Worker addresses are per process, not per window: once known (from an
- * earlier window) they need not travel again.  A window every rank reaches
- * with loads and stores only (node_direct, the same on every rank) uses no
- * UCX endpoint at all. */
+ * earlier window) they need not travel again. */
 static bool module_need_addresses(ompi_osc_newrma_module_t *module)
 {
-    if (module->node_direct) {
-        return false;
-    }
     for (int i = 0; i < module->comm_size; ++i) {
         if (i != module->my_rank &&
             !ompi_osc_newrma_ucx_knows(ompi_comm_peer_lookup(module->comm, i))) {
@@ -268,26 +263,33 @@ static bool module_need_addresses(ompi_osc_newrma_module_t *module)
 
 /* Every rank's worker address: their lengths, then the addresses.  Made
  * when some rank of the window lacks one (so at most once per process,
- * unless windows come on ever new communicators). */
-static int module_exchange_addresses(ompi_osc_newrma_module_t *module)
+ * unless windows come on ever new communicators).  @p counts (2 ints per
+ * rank) was allocated before the agreement, so that its failure reached
+ * every rank there; the addresses' buffer, sized by the lengths, is agreed
+ * on before the addresses travel, so that nobody waits in a collective for
+ * a rank that could not allocate it. */
+static int module_exchange_addresses(ompi_osc_newrma_module_t *module, int *counts)
 {
     ompi_communicator_t *comm = module->comm;
-    int *counts, *displs, mine = (int) component.worker_address_len, total = 0, ret;
+    int *displs = counts + module->comm_size, mine = (int) component.worker_address_len;
+    int total = 0, status, ret;
     char *all = NULL;
 
-    counts = malloc(2 * sizeof(int) * (size_t) module->comm_size);
-    if (NULL == counts) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    displs = counts + module->comm_size;
     ret = comm->c_coll->coll_allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm,
                                        comm->c_coll->coll_allgather_module);
-    for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    for (int i = 0; i < module->comm_size; ++i) {
         displs[i] = total;
         total += counts[i];
     }
-    if (OMPI_SUCCESS == ret && NULL == (all = malloc((size_t) total + 1))) {
-        ret = OMPI_ERR_OUT_OF_RESOURCE;
+    all = malloc((size_t) total + 1);
+    status = NULL != all ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    ret = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MIN, comm,
+                                       comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = status;
     }
     if (OMPI_SUCCESS == ret) {
         ret = comm->c_coll->coll_allgatherv(component.worker_address, mine, MPI_BYTE, all, counts,
@@ -301,7 +303,6 @@ static int module_exchange_addresses(ompi_osc_newrma_module_t *module)
         }
     }
     free(all);
-    free(counts);
     return ret;
 }
 
@@ -314,18 +315,25 @@ static int module_exchange_addresses(ompi_osc_newrma_module_t *module)
 static int module_agree(ompi_osc_newrma_module_t *module, int status)
 {
     ompi_communicator_t *comm = module->comm;
-    int mine[2] = {status, OMPI_SUCCESS == status && module_need_addresses(module) ? -1 : 0};
-    int all[2];
-    int ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm,
-                                           comm->c_coll->coll_allreduce_module);
+    int *counts = NULL, mine[2] = {status, 0}, all[2], ret;
 
+    /* a window reached by loads and stores only never exchanges addresses
+     * (node_direct is the same on every rank) */
+    if (OMPI_SUCCESS == status && !module->node_direct) {
+        counts = malloc(2 * sizeof(int) * (size_t) module->comm_size);
+        mine[0] = NULL != counts ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+        mine[1] = OMPI_SUCCESS == mine[0] && module_need_addresses(module) ? -1 : 0;
+    }
+    ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm,
+                                       comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS == ret) {
         /* my own failure first: it says more than a peer's */
-        ret = OMPI_SUCCESS != status ? status : all[0];
+        ret = OMPI_SUCCESS != mine[0] ? mine[0] : all[0];
     }
     if (OMPI_SUCCESS == ret && all[1] < 0) {
-        ret = module_exchange_addresses(module);
+        ret = module_exchange_addresses(module, counts);
     }
+    free(counts);
     return ret;
 }
 

@@ -15,7 +15,6 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_element.h"
 #include "osc_newrma_mutex.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_passive.h"
