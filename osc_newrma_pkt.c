@@ -615,49 +615,49 @@ static ompi_osc_newrma_region_t *pkt_region_for(ompi_osc_newrma_module_t *module
     return found;
 }
 
-/* Target side, not a dynamic window: what an origin needs of my window on
- * its first access to it (nothing per peer travels at creation). */
-static void pkt_answer_window_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+/* Target side: answer a REGION_QUERY (its tag echoed) with @p status, the
+ * memory [@p addr, +@p len), a displacement unit (0 for a dynamic
+ * window's region) and the rkey that reaches it (NULL: none). */
+static int pkt_region_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                            int status, uint64_t addr, uint64_t len, int disp_unit,
+                            const void *rkey, size_t rkey_len)
 {
     ompi_osc_newrma_pkt_hdr_t reply = pkt->hdr;
 
     reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
     reply.src = module->my_rank;
-    reply.status = OMPI_SUCCESS;
-    reply.addr = (uint64_t) (uintptr_t) module->base;
-    reply.len = module->size;
-    reply.count = (uint32_t) module->disp_unit;
-    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, module->rkey_packed,
-                                                 module->rkey_packed_len)) {
-        opal_output(0, "osc/newrma: cannot answer a window query from rank %d", pkt->hdr.src);
-    }
+    reply.status = status;
+    reply.addr = addr;
+    reply.len = len;
+    reply.count = (uint32_t) disp_unit;
+    return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, rkey, rkey_len);
 }
 
-/* Target side: find the attached memory holding the queried range. */
+/* Target side: for a dynamic window, the attached memory holding the
+ * queried range; for any other, what an origin needs of my window on its
+ * first access to it (nothing per peer travels at creation). */
 static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_pkt_hdr_t reply = pkt->hdr;
     ompi_osc_newrma_region_t *found;
     int ret;
 
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        pkt_answer_window_query(module, pkt);
-        return;
+        ret = pkt_region_reply(module, pkt, OMPI_SUCCESS, (uint64_t) (uintptr_t) module->base,
+                               module->size, module->disp_unit, module->rkey_packed,
+                               module->rkey_packed_len);
+    } else {
+        ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+        found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
+        /* the origin may cache it from now on: a detach must tell it */
+        if (NULL != found &&
+            OMPI_SUCCESS != ompi_osc_newrma_region_note_origin(found, pkt->hdr.src)) {
+            found = NULL;
+        }
+        ret = NULL == found ? pkt_region_reply(module, pkt, OMPI_ERR_RMA_RANGE, 0, 0, 0, NULL, 0)
+                            : pkt_region_reply(module, pkt, OMPI_SUCCESS, found->base, found->len,
+                                               0, found->rkey_packed, found->rkey_packed_len);
+        ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     }
-    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-    found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);
-    /* the origin may cache it from now on: a detach must tell it */
-    if (NULL != found && OMPI_SUCCESS != ompi_osc_newrma_region_note_origin(found, pkt->hdr.src)) {
-        found = NULL;
-    }
-    reply.type = OMPI_OSC_NEWRMA_PKT_REGION_REPLY;
-    reply.src = module->my_rank;
-    reply.status = (NULL == found) ? OMPI_ERR_RMA_RANGE : OMPI_SUCCESS;
-    reply.addr = found ? found->base : 0;
-    reply.len = found ? found->len : 0;
-    ret = ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, found ? found->rkey_packed : NULL,
-                                   found ? found->rkey_packed_len : 0);
-    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     if (OMPI_SUCCESS != ret) {
         opal_output(0, "osc/newrma: cannot answer a region query from rank %d", pkt->hdr.src);
     }
