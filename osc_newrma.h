@@ -32,18 +32,18 @@
 #include "opal/threads/threads.h"
 #include "opal/util/output.h"
 
-#include "osc_newrma_lock.h"
-#include "osc_newrma_mutex.h"
-#include "osc_newrma_optable.h"
+#include "osc_newrma_target_lock.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_base_optable.h"
 #include "osc_newrma_pool.h"
-#include "osc_newrma_region.h"
-#include "osc_newrma_shm.h"
-#include "osc_newrma_state.h"
+#include "osc_newrma_transport_region.h"
+#include "osc_newrma_transport_shm.h"
+#include "osc_newrma_base_state.h"
 #include "osc_newrma_stats.h"
-#include "osc_newrma_types.h"
+#include "osc_newrma_base_types.h"
 
 /*
- * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_mutex.h.)
+ * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_base_mutex.h.)
  *
  * Every mutex of the component belongs to one class below; a thread may
  * block on a mutex only while every mutex it holds is of an earlier class
@@ -137,7 +137,7 @@ struct ompi_osc_newrma_component_t {
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
     /** remote single-element accumulates may use UCX atomics (the atomic
-     * rule of osc_newrma_acc.h); off, every window takes the plain rule */
+     * rule of osc_newrma_target_acc.h); off, every window takes the plain rule */
     bool acc_atomics;
     unsigned long shm_cache_bytes;
     unsigned int dynamic_regions;
@@ -153,13 +153,13 @@ struct ompi_osc_newrma_component_t {
     bool enable_mpi_threads;
     /** protects the endpoint cache and the shared-segment cache */
     opal_mutex_t lock;
-    /** segments of freed windows kept for the next ones (osc_newrma_shm.c) */
+    /** segments of freed windows kept for the next ones (osc_newrma_transport_shm.c) */
     opal_list_t shm_cache;
-    /** protects windows and stats_retired (osc_newrma_mutex.h: WINDOWS) */
+    /** protects windows and stats_retired (osc_newrma_base_mutex.h: WINDOWS) */
     opal_mutex_t windows_lock;
     /** protects modules only: packet dispatch looks windows up with a
      * window lock held, the progress walks hold windows_lock while taking
-     * window locks (osc_newrma_mutex.h: LOOKUP) */
+     * window locks (osc_newrma_base_mutex.h: LOOKUP) */
     opal_mutex_t modules_lock;
     /** window communicator cid -> module, for packet dispatch */
     opal_hash_table_t modules;
@@ -227,13 +227,13 @@ struct ompi_osc_newrma_peer_t {
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
     /** dynamic window: the target's regions I was told about, least recently
-     * used first (osc_newrma_region.h), and how many times the target told
+     * used first (osc_newrma_transport_region.h), and how many times the target told
      * me to forget some (a REGION_REPLY overtaken by that is not cached) */
     opal_list_t regions;
     uint32_t regions_forgotten;
     /** the target's lock word when reached with loads/stores (myself, and
      * node-local peers through the shared segment), else NULL */
-    ompi_osc_newrma_lock_word_t *lock;
+    ompi_osc_newrma_lockword_t *lock;
     /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none); while
      * not 0, the entry is on module->locked_peers */
     int lock_type;
@@ -387,9 +387,9 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_newrma_atomic_t error;
 
     /* ---- passive target, target side (the agent) ---- */
-    /** my lock word: in the shared segment, or self_lock_word */
-    ompi_osc_newrma_lock_word_t *my_lock;
-    ompi_osc_newrma_lock_word_t self_lock_word;
+    /** my lock word: in the shared segment, or self_lockword */
+    ompi_osc_newrma_lockword_t *my_lock;
+    ompi_osc_newrma_lockword_t self_lockword;
     /** waiters for my lock in ticket order; protected by lock_queue_lock */
     opal_list_t lock_queue;
     opal_mutex_t lock_queue_lock;
@@ -407,7 +407,7 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item
                                          offsetof(ompi_osc_newrma_module_t, window_item));
 }
 
-/** Accumulates take the plain rule (osc_newrma_acc.h): no UCX atomic
+/** Accumulates take the plain rule (osc_newrma_target_acc.h): no UCX atomic
  * reaches the memory (osc_newrma_acc_atomics off, an MCA variable alike on
  * every rank, or every rank node-local and reached directly), so every
  * accumulate takes the target's lock. */

@@ -13,10 +13,14 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_acc.h"
-#include "osc_newrma_pkt.h"
+#include "osc_newrma_target_acc.h"
+#include "osc_newrma_origin_acc.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_am_region.h"
+#include "osc_newrma_am_lock.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_transport_ucx.h"
 
 static int component_register(void);
 static int component_open(void);
@@ -243,14 +247,21 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     /* the engine behind every layer's waits, before any window exists */
     ompi_osc_newrma_progress_register();
     /* the target's packet handlers, before any window can receive one */
+    ompi_osc_newrma_pkt_data_register_handlers();
+    ompi_osc_newrma_pkt_region_register_handlers();
+    ompi_osc_newrma_pkt_lock_register_handlers();
     ompi_osc_newrma_lock_register_handlers();
     ompi_osc_newrma_acc_register_handlers();
+    ompi_osc_newrma_acc_register_reply_handler();
     ret = opal_hash_table_init(&component.modules, 16);
     if (OPAL_SUCCESS == ret) {
         ret = opal_hash_table_init(&component.endpoints, 64);
     }
     if (OPAL_SUCCESS == ret) {
         ret = ompi_osc_newrma_pkt_init();
+    }
+    if (OPAL_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_data_init();
     }
     component.pools_ready = false;
     component.progress_registered = false;
@@ -272,6 +283,7 @@ static int component_finalize(void)
     ompi_osc_newrma_pkt_drain();
     ompi_osc_newrma_ucx_fini();
     ompi_osc_newrma_pkt_fini();
+    ompi_osc_newrma_pkt_data_fini();
     if (component.pools_ready) {
         (void) ompi_osc_newrma_pool_fini(&component.op_global_pool);
         (void) ompi_osc_newrma_pool_fini(&component.target_global_pool);

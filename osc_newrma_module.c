@@ -21,12 +21,14 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_lock.h"
-#include "osc_newrma_mutex.h"
-#include "osc_newrma_pkt.h"
+#include "osc_newrma_target_lock.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_am_region.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_state.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_base_state.h"
+#include "osc_newrma_transport_ucx.h"
 
 #define component mca_osc_newrma_component
 
@@ -612,7 +614,7 @@ static void module_self(ompi_osc_newrma_module_t *module)
     self->layout_known = true;
     self->info_known = true;
     if (NULL == module->my_lock) {
-        module->my_lock = &module->self_lock_word; /* no segment: my own word */
+        module->my_lock = &module->self_lockword; /* no segment: my own word */
     }
     self->lock = module->my_lock;
 }

@@ -9,7 +9,7 @@
 #ifndef OMPI_OSC_NEWRMA_OPS_H
 #define OMPI_OSC_NEWRMA_OPS_H
 
-#include "osc_newrma_types.h"
+#include "osc_newrma_base_types.h"
 
 /** Below this average block size (bytes) a PUT's target layout is sent as
  * packets rather than one RDMA transfer per block. */

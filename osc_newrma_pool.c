@@ -10,7 +10,7 @@
 #include "ompi/constants.h"
 #include "opal/util/output.h"
 
-#include "osc_newrma_mutex.h"
+#include "osc_newrma_base_mutex.h"
 #include "osc_newrma_pool.h"
 
 /* Stream for leak reports; the component sets it once its output is open.

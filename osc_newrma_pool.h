@@ -22,7 +22,7 @@
 #include "opal/class/opal_list.h"
 #include "opal/threads/mutex.h"
 
-#include "osc_newrma_types.h"
+#include "osc_newrma_base_types.h"
 
 struct ompi_osc_newrma_pool_t {
     /** free elements */

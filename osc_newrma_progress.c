@@ -15,13 +15,14 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_mutex.h"
+#include "osc_newrma_base_mutex.h"
 #include "osc_newrma_ops.h"
-#include "osc_newrma_passive.h"
-#include "osc_newrma_pkt.h"
+#include "osc_newrma_origin_passive.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_state.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_base_state.h"
+#include "osc_newrma_transport_ucx.h"
 
 #define component mca_osc_newrma_component
 
@@ -606,7 +607,7 @@ static int agent_lock_queues(void)
     }
     /* tried only: the agent also runs while an origin spinning on a lock
      * word holds its window's lock, and WINDOWS comes before WINDOW
-     * (osc_newrma_mutex.h); a walk missed now is made on a later turn */
+     * (osc_newrma_base_mutex.h); a walk missed now is made on a later turn */
     if (!ompi_osc_newrma_mutex_trylock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS)) {
         return 0;
     }
@@ -653,7 +654,7 @@ int ompi_osc_newrma_agent_progress(void)
     return count;
 }
 
-/* The wait service's agent turn (osc_newrma_wait.h). */
+/* The wait service's agent turn (osc_newrma_base_wait.h). */
 static void agent_turn(ompi_osc_newrma_module_t *module)
 {
     if (0 == opal_list_get_size(&component.inbox) &&

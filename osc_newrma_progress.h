@@ -9,7 +9,7 @@
  *   CLEANUP_{TARGET,WIN,GLOBAL}            retire completed operations/targets
  *   MAKE_RMA_PROGRESS_{TARGET,WIN,GLOBAL}  both, until nothing changes
  *   PROGRESS_WAIT                          block until a condition holds
- *                                          (osc_newrma_wait.h)
+ *                                          (osc_newrma_base_wait.h)
  *   CLEANUP_WIN_AGGRESSIVE                 block until an element is free
  *
  * Counting functions return the number of operations/targets they handled
@@ -19,8 +19,8 @@
 #ifndef OMPI_OSC_NEWRMA_PROGRESS_H
 #define OMPI_OSC_NEWRMA_PROGRESS_H
 
-#include "osc_newrma_types.h"
-#include "osc_newrma_wait.h"
+#include "osc_newrma_base_types.h"
+#include "osc_newrma_base_wait.h"
 
 /** ISSUE_OPS_TARGET: issue up to @p max pending ops of @p target (max < 0: all). */
 int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
@@ -50,7 +50,7 @@ int ompi_osc_newrma_cleanup_win_aggressive(ompi_osc_newrma_module_t *module,
 bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg);
 
 /** Register MAKE_RMA_PROGRESS_WIN, the agent's turn, ISSUE_OPS_TARGET and
- * CLEANUP_WIN_AGGRESSIVE with the wait service (osc_newrma_wait.h), once at
+ * CLEANUP_WIN_AGGRESSIVE with the wait service (osc_newrma_base_wait.h), once at
  * component init: the layers below reach them only through it. */
 void ompi_osc_newrma_progress_register(void);
 

@@ -7,7 +7,7 @@
  * counters (osc_newrma_stats.h), and the table printed at MPI_Win_free.
  */
 #include "osc_newrma.h"
-#include "osc_newrma_mutex.h"
+#include "osc_newrma_base_mutex.h"
 #include "osc_newrma_stats.h"
 
 #include <inttypes.h>

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "osc_newrma_types.h"
+#include "osc_newrma_base_types.h"
 
 typedef enum {
     /* operations by the path that carried them */

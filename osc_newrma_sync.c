@@ -17,10 +17,11 @@
 #include "ompi/mca/pml/pml.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_mutex.h"
-#include "osc_newrma_pkt.h"
-#include "osc_newrma_state.h"
-#include "osc_newrma_wait.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_base_state.h"
+#include "osc_newrma_base_wait.h"
 
 #define component mca_osc_newrma_component
 

@@ -28,24 +28,27 @@ import subprocess
 import sys
 from collections import defaultdict
 
-# lowest first; a file may depend on its own layer's files and lower ones
-LAYERS = [
-    ("base", ["mutex", "pool", "optable", "element", "state", "dtype", "wait"]),
-    ("transport", ["ucx", "shm", "region"]),
-    ("am", ["pkt"]),
-    ("target", ["lock", "acc"]),
-    ("origin", ["ops", "passive", "sync", "request"]),
-    ("glue", ["progress", "module", "component", "stats"]),
-]
+# lowest first; a file may depend on its own layer's files and lower ones.
+# A file's layer is its name's prefix (osc_newrma_<layer>_*.c); the files
+# without one are the required top-level files, placed here by name.
+LAYERS = ["base", "transport", "am", "target", "origin", "glue"]
+TOP_LEVEL = {
+    "pool": "base",
+    "ops": "origin",
+    "sync": "origin",
+    "progress": "glue",
+    "module": "glue",
+    "component": "glue",
+    "stats": "glue",
+}
 IGNORED = {"mca_osc_newrma_component"}
 PREFIX = "osc_newrma_"
 
 
 def layer_of(name):
-    for i, (_, files) in enumerate(LAYERS):
-        if name in files:
-            return i
-    return None
+    prefix = name.split("_", 1)[0]
+    layer = prefix if prefix in LAYERS and "_" in name else TOP_LEVEL.get(name)
+    return LAYERS.index(layer) if layer is not None else None
 
 
 def read_symbols(objdir):
@@ -134,19 +137,21 @@ def main():
         print("}")
         return 0
     if not args.quiet:
-        for i, (lname, files) in enumerate(LAYERS):
-            print("layer %d %-9s %s" % (i, lname, " ".join(f for f in files if f in nodes)))
+        for i, lname in enumerate(LAYERS):
+            files = sorted(n for n in nodes if layer_of(n) == i)
+            print("layer %d %-9s %s" % (i, lname, " ".join(files)))
         for (a, b), syms in sorted(edges.items()):
-            print("%-9s -> %-9s %s" % (a, b, " ".join(sorted(short(s) for s in syms))))
+            print("%-18s -> %-18s %s" % (a, b, " ".join(sorted(short(s) for s in syms))))
 
     upward = [(a, b, syms) for (a, b), syms in sorted(edges.items())
               if a not in unplaced and b not in unplaced and layer_of(a) < layer_of(b)]
     cycles = cycles_of(nodes, edges)
     for name in unplaced:
-        print("UNPLACED %s: add it to a layer in %s" % (name, os.path.basename(__file__)))
+        print("UNPLACED %s: name it osc_newrma_<layer>_*, or add it to TOP_LEVEL in %s"
+              % (name, os.path.basename(__file__)))
     for a, b, syms in upward:
-        print("UPWARD %s (%s) -> %s (%s): %s" % (a, LAYERS[layer_of(a)][0], b,
-                                                LAYERS[layer_of(b)][0],
+        print("UPWARD %s (%s) -> %s (%s): %s" % (a, LAYERS[layer_of(a)], b,
+                                                LAYERS[layer_of(b)],
                                                 " ".join(sorted(short(s) for s in syms))))
     for comp in cycles:
         print("CYCLE " + " ".join(comp))

@@ -9,7 +9,7 @@
 #include "ompi/constants.h"
 #include "opal/runtime/opal.h"
 
-#include "osc_newrma_optable.h"
+#include "osc_newrma_base_optable.h"
 #include "unit.h"
 
 static int count_targets(ompi_osc_newrma_optable_t *table)

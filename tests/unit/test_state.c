@@ -9,7 +9,7 @@
 
 #include "ompi/constants.h"
 
-#include "osc_newrma_state.h"
+#include "osc_newrma_base_state.h"
 #include "unit.h"
 
 #define S(x) OMPI_OSC_NEWRMA_WIN_##x

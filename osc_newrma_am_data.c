@@ -1,0 +1,502 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: PUT and GET packets and the RMA_DONE family (see
+ * osc_newrma_am_data.h): what an origin sends, what the target applies and
+ * counts, and the answers.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/proc/proc.h"
+#include "opal/class/opal_free_list.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_base_dtype.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_pool.h"
+#include "osc_newrma_transport_ucx.h"
+
+#define component mca_osc_newrma_component
+
+/** An RMA_DONE (or RMA_DONE + UNLOCK) waiting for PUT packets that have
+ * not arrived yet. */
+typedef struct {
+    opal_free_list_item_t super;
+    int32_t src;
+    uint32_t count;
+    uint64_t tag;
+    /** the packet: RMA_DONE, UNLOCK, COMPLETE or FENCE_DONE */
+    uint8_t type;
+    int lock_type;
+} pkt_pending_done_t;
+
+static OBJ_CLASS_INSTANCE(pkt_pending_done_t, opal_free_list_item_t, NULL, NULL);
+
+/* RMA_DONEs waiting for their packets (pkt_pending_done_t): made by the
+ * agent, freed by whoever settles them under the window's am_lock, so the
+ * thread-safe calls */
+static opal_free_list_t pkt_done_free_list;
+static bool pkt_done_free_list_ready = false;
+
+static ompi_osc_newrma_pkt_unlock_fn_t pkt_unlock_fn;
+
+void ompi_osc_newrma_pkt_unlock_register(ompi_osc_newrma_pkt_unlock_fn_t unlock)
+{
+    pkt_unlock_fn = unlock;
+}
+
+int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, const void *data, size_t len,
+                                   uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+    hdr.addr = taddr;
+    hdr.len = len;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, data, len, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
+                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
+                                size_t prefix_len, const void *data, size_t len)
+{
+    ucp_ep_h ep;
+    int ret = ompi_osc_newrma_pkt_batch_flush(module, target); /* after those before it */
+
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_ep(module, target->rank, &ep);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+        OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                 const char *data, size_t len, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+    hdr.addr = taddr;
+    hdr.len = len;
+    return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len);
+}
+
+int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                   char *dest, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t chunk = ompi_osc_newrma_pkt_chunk_max(module);
+    int ret = OMPI_SUCCESS;
+
+    op->get_stream = dest;
+    hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        hdr.addr = taddr + offset;
+        hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+        hdr.tag = offset;
+        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        } else {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    return ret;
+}
+
+/* ---- PUT packets and RMA_DONE at the origin ---- */
+
+int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            const char *stream, size_t bytes,
+                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(tdt);
+    const void *desc;
+    int ret = ompi_datatype_get_pack_description(tdt, &desc);
+
+    OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout)",
+                       bytes, target->rank);
+    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
+    hdr.addr = taddr;
+    hdr.count = (uint32_t) tcount;
+    hdr.desc_len = (uint32_t) desc_len;
+    /* pipelined: the target unpacks each chunk at its stream offset */
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < bytes;
+         offset += OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+        size_t len = bytes - offset;
+        if (len > OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+            len = OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+        }
+        hdr.tag = offset;
+        hdr.len = len;
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, stream + offset,
+                                            len);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        }
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ompi_osc_newrma_atomic_t *counter)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE;
+    /* passive target counts the acknowledgement on the target element */
+    hdr.tag = counter == &target->ack_counter ? (uint64_t) (uintptr_t) target : 0;
+    return ompi_osc_newrma_pkt_send_tail_counted(module, target, &hdr, counter);
+}
+
+int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
+                                 ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_COMPLETE;
+    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
+                          : ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
+}
+
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, int parity)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_FENCE_DONE;
+    hdr.tag = (uint64_t) parity;
+    return ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
+}
+
+/* ---- PUT packets and RMA_DONE at the target ---- */
+
+/* The per-origin count of applied packets carries one more bit: one of
+ * them failed since the last RMA_DONE or UNLOCK was answered. */
+#define PKT_APPLIED_FAILED ((uint64_t) 1 << 62)
+
+static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
+{
+    void *value;
+
+    if (!module->am_received_ready ||
+        OPAL_SUCCESS !=
+        opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
+        return 0;
+    }
+    return (uint64_t) (uintptr_t) value;
+}
+
+static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint64_t n)
+{
+    /* made with the first packet: most windows never receive one */
+    if (!module->am_received_ready) {
+        if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 4)) {
+            ompi_osc_newrma_module_error(module, OMPI_ERR_OUT_OF_RESOURCE);
+            return;
+        }
+        module->am_received_ready = true;
+    }
+    (void) opal_hash_table_set_value_uint32(&module->am_received, (uint32_t) src,
+                                            (void *) (uintptr_t) n);
+}
+
+/* An earlier RMA_DONE, UNLOCK or COMPLETE of the same origin still waits:
+ * each one's count follows the one before it. */
+static bool pkt_done_blocked(ompi_osc_newrma_module_t *module, pkt_pending_done_t *done)
+{
+    pkt_pending_done_t *before;
+
+    OPAL_LIST_FOREACH(before, &module->am_pending_done, pkt_pending_done_t)
+    {
+        if (before == done) {
+            return false;
+        }
+        if (before->src == done->src) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An acknowledgement for @p src: with the answers to the BATCH being
+ * handled when it came from @p src (one message back, not two). */
+static int pkt_ack(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *handled,
+                   int32_t src, ompi_osc_newrma_pkt_hdr_t *ack)
+{
+    if (NULL != handled && handled->hdr.src == src) {
+        return ompi_osc_newrma_pkt_reply(module, handled, ack, NULL, 0);
+    }
+    return ompi_osc_newrma_pkt_send(module, src, ack, NULL, 0);
+}
+
+/* Answer every RMA_DONE whose PUT packets have all been applied (am_lock
+ * held).  Packets and RMA_DONE may arrive in any order: counting makes the
+ * acknowledgement independent of it.  An UNLOCK also releases the lock; a
+ * COMPLETE is counted for MPI_Win_wait, a FENCE_DONE for the fence. */
+static void pkt_settle_rma_dones(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_pkt_t *handled)
+{
+    pkt_pending_done_t *done, *next;
+    ompi_osc_newrma_pkt_hdr_t ack = {0};
+
+    OPAL_LIST_FOREACH_SAFE(done, next, &module->am_pending_done, pkt_pending_done_t)
+    {
+        uint64_t raw = pkt_applied(module, done->src), applied = raw & ~PKT_APPLIED_FAILED;
+        int status = (raw & PKT_APPLIED_FAILED) ? OMPI_ERROR : OMPI_SUCCESS;
+        if (applied < done->count || pkt_done_blocked(module, done)) {
+            continue;
+        }
+        pkt_set_applied(module, done->src, applied - done->count);
+        opal_list_remove_item(&module->am_pending_done, &done->super.super);
+        if (OMPI_OSC_NEWRMA_PKT_COMPLETE == done->type) {
+            if (OMPI_SUCCESS != status) {
+                ompi_osc_newrma_module_error(module, status); /* MPI_Win_wait reports it */
+            }
+            opal_atomic_wmb();
+            opal_atomic_add_fetch_32(&module->pscw_completes, 1);
+        } else if (OMPI_OSC_NEWRMA_PKT_FENCE_DONE == done->type) {
+            if (OMPI_SUCCESS != status) {
+                module->fence.failed[done->tag & 1] = status; /* the fence reports it */
+            }
+            opal_atomic_wmb();
+            opal_atomic_add_fetch_32(&module->fence.dones[done->tag & 1], 1);
+        } else if (OMPI_OSC_NEWRMA_PKT_UNLOCK == done->type) {
+            pkt_unlock_fn(module, done->src, done->lock_type, done->tag, status);
+        } else {
+            ack.type = OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK;
+            ack.tag = done->tag;
+            ack.status = status;
+            if (OMPI_SUCCESS != pkt_ack(module, handled, done->src, &ack)) {
+                opal_output(0, "osc/newrma: cannot send RMA_DONE_ACK to rank %d", done->src);
+            }
+        }
+        opal_free_list_return_mt(&pkt_done_free_list, &done->super);
+    }
+}
+
+void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first(&module->am_pending_done))) {
+        opal_free_list_return_mt(&pkt_done_free_list, (opal_free_list_item_t *) item);
+    }
+}
+
+struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
+                                                     const ompi_osc_newrma_pkt_t *pkt)
+{
+    void *desc = (void *) pkt->payload;
+
+    return ompi_datatype_create_from_packed_description(
+        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
+}
+
+static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_datatype_t *dt;
+    int ret;
+
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG) {
+        if (pkt->payload_len != pkt->hdr.len) {
+            return OMPI_ERR_BAD_PARAM;
+        }
+        memcpy((void *) (uintptr_t) pkt->hdr.addr, pkt->payload, pkt->payload_len);
+        return OMPI_SUCCESS;
+    }
+    dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    if (NULL == dt) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ret = ompi_osc_newrma_dtype_unpack_at((void *) (uintptr_t) pkt->hdr.addr, dt,
+                                          (int) pkt->hdr.count, pkt->hdr.tag,
+                                          pkt->payload + pkt->hdr.desc_len, pkt->hdr.len);
+    ompi_osc_newrma_dtype_release(dt);
+    return ret;
+}
+
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status)
+{
+    int32_t src = pkt->hdr.src;
+
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    pkt_set_applied(module, src,
+                    (pkt_applied(module, src) + 1) |
+                        (OMPI_SUCCESS != status ? PKT_APPLIED_FAILED : 0));
+    pkt_settle_rma_dones(module, pkt);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+}
+
+bool ompi_osc_newrma_pkt_test_fail(void)
+{
+    static ompi_osc_newrma_atomic_t applied = 0;
+
+    return component.test_fail_packet > 0 &&
+           opal_atomic_add_fetch_32(&applied, 1) == component.test_fail_packet;
+}
+
+static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : pkt_unpack_put(module, pkt);
+
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "cannot apply a PUT packet from rank %d: %d", pkt->hdr.src, ret);
+    }
+    /* counted even when it failed, so the origin is not left waiting; its
+     * RMA_DONE or UNLOCK reports the failure */
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
+}
+
+void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint8_t type, int status, const void *data)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+
+    reply.type = type;
+    reply.status = status;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    reply.len = pkt->hdr.len;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, data,
+                                                  NULL != data ? pkt->hdr.len : 0)) {
+        opal_output(0, "osc/newrma: cannot answer %s of rank %d",
+                    OMPI_OSC_NEWRMA_PKT_GET_REPLY == type ? "a GET" : "an accumulate",
+                    pkt->hdr.src);
+    }
+}
+
+static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
+    /* the origin checked the range against the window when it queued the op */
+    const void *data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
+
+    ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY, ret, data);
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
+}
+
+static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    pkt_pending_done_t *done = (pkt_pending_done_t *) opal_free_list_get_mt(&pkt_done_free_list);
+
+    if (NULL == done) {
+        opal_output(0, "osc/newrma: out of memory handling RMA_DONE");
+        return;
+    }
+    done->src = pkt->hdr.src;
+    done->count = pkt->hdr.count;
+    done->tag = pkt->hdr.tag;
+    done->type = pkt->hdr.type;
+    done->lock_type = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE) ? MPI_LOCK_EXCLUSIVE
+                                                                            : MPI_LOCK_SHARED;
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    opal_list_append(&module->am_pending_done, &done->super.super);
+    pkt_settle_rma_dones(module, pkt);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+}
+
+/* ---- origin side: answers to passive target requests ---- */
+
+/* Answers only touch atomic fields of elements that live until the answer
+ * has arrived, so they need no window lock (they may run on the async
+ * progress thread while the window's owner waits). */
+static void pkt_handle_rma_done_ack(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+
+    if (OMPI_SUCCESS != pkt->hdr.status) {
+        /* the target could not apply one of the packets this answer covers */
+        ompi_osc_newrma_module_error(module, pkt->hdr.status);
+        opal_atomic_wmb();
+    }
+    opal_atomic_add_fetch_32(NULL != target ? &target->ack_counter : &module->ack_counter, -1);
+}
+
+void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                       const ompi_osc_newrma_pkt_t *pkt)
+{
+    if (OMPI_SUCCESS == pkt->hdr.status && pkt->payload_len == pkt->hdr.len &&
+        pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
+        memcpy(stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
+    } else {
+        op->status = OMPI_ERROR; /* the target could not read or apply it */
+    }
+    opal_atomic_wmb();
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+}
+
+static void pkt_handle_get_reply(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    ompi_osc_newrma_pkt_deliver_reply(op, op->get_stream, pkt);
+}
+
+int ompi_osc_newrma_pkt_data_init(void)
+{
+    int ret = ompi_osc_newrma_free_list_init(&pkt_done_free_list, sizeof(pkt_pending_done_t),
+                                             OBJ_CLASS(pkt_pending_done_t));
+
+    pkt_done_free_list_ready = OMPI_SUCCESS == ret;
+    return ret;
+}
+
+void ompi_osc_newrma_pkt_data_fini(void)
+{
+    if (pkt_done_free_list_ready) {
+        OBJ_DESTRUCT(&pkt_done_free_list);
+        pkt_done_free_list_ready = false;
+    }
+}
+
+static void pkt_handle_get_reply_any(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    (void) module;
+    pkt_handle_get_reply(pkt);
+}
+
+void ompi_osc_newrma_pkt_data_register_handlers(void)
+{
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUT, pkt_handle_put);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET, pkt_handle_get);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply_any);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE, pkt_handle_rma_done);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_UNLOCK, pkt_handle_rma_done);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_COMPLETE, pkt_handle_rma_done);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_FENCE_DONE, pkt_handle_rma_done);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK, pkt_handle_rma_done_ack);
+}

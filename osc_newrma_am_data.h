@@ -1,0 +1,137 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: PUT and GET packets and the RMA_DONE family (RMA_DONE,
+ * UNLOCK, COMPLETE, FENCE_DONE), both ends.  The target counts the PUT,
+ * GET and ACC packets it applies per origin; an RMA_DONE carries how many
+ * were sent before it, and is answered (or the UNLOCK released, the
+ * COMPLETE or FENCE_DONE counted) once that many are applied, whatever
+ * order they arrived in.
+ */
+#ifndef OMPI_OSC_NEWRMA_AM_DATA_H
+#define OMPI_OSC_NEWRMA_AM_DATA_H
+
+#include "ompi_config.h"
+
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_base_types.h"
+
+struct ompi_datatype_t;
+
+/** Chunk size of the PUT packet pipeline. */
+#define OMPI_OSC_NEWRMA_PKT_PUT_CHUNK (256 * 1024)
+
+/**
+ * Send a PUT as packets: @p stream holds @p bytes packed in target datatype
+ * order; the target unpacks each chunk into @p tdt at @p taddr.  Counts the
+ * packets in target->am_sent (window lock held).
+ */
+int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            const char *stream, size_t bytes,
+                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr);
+
+/**
+ * Send a PUT of @p len contiguous bytes at @p data to [taddr, taddr+len) of
+ * @p target as a packet, aggregated with the target's other packets
+ * (ompi_osc_newrma_pkt_batch_flush).  The data is copied: the origin buffer
+ * is free when this returns.
+ */
+int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, const void *data, size_t len,
+                                   uint64_t taddr);
+
+/**
+ * @p op's packet @p hdr as an active message of its own, its payload
+ * @p prefix then @p data straight from where they are (neither copied: they
+ * must stay valid until @p op completes), after the target's aggregated
+ * packets; counted in op->outstanding until UCX has sent it.
+ */
+int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
+                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
+                                size_t prefix_len, const void *data, size_t len);
+
+/**
+ * A chunk of a bulk PUT as a packet of its own, straight from @p data (the
+ * origin buffer or @p op's bounce copy: no copy here), after the target's
+ * aggregated packets; @p op completes when UCX has sent it.
+ */
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                 const char *data, size_t len, uint64_t taddr);
+
+/**
+ * Read [taddr, taddr+@p op->bytes) of @p target into @p dest as GET packets
+ * of at most ompi_osc_newrma_pkt_chunk_max() bytes each, aggregated with the target's
+ * other packets; their replies complete @p op (op->outstanding).
+ */
+int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                   char *dest, uint64_t taddr);
+
+/** Answer a GET or fetching accumulate @p pkt with a @p type packet of
+ * @p status that echoes its tag, tag2 and length, carrying @p data (NULL:
+ * none, after a failure); a failure to send is printed. */
+void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint8_t type, int status, const void *data);
+
+/** Send RMA_DONE for the PUT packets counted in target->am_sent; its
+ * RMA_DONE_ACK decrements *@p counter (the window's or the target element's). */
+int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ompi_osc_newrma_atomic_t *counter);
+
+/** Target side: the target datatype a PUT or ACC packet describes at the
+ * start of its payload (release with ompi_osc_newrma_dtype_release), or NULL. */
+struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
+                                                     const ompi_osc_newrma_pkt_t *pkt);
+
+/** Target side: one more PUT, GET or ACC packet, @p pkt, is applied; answer
+ * the RMA_DONE (or release the UNLOCK) waiting for it, with the answers to
+ * @p pkt's BATCH; a failed one (@p status) makes that answer carry an error. */
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status);
+
+/** Origin side: the data of a GET_REPLY or ACC_REPLY @p pkt for @p op goes
+ * to @p stream at the offset it carries (or @p op fails), and the op has one
+ * answer less to wait for. */
+void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                       const ompi_osc_newrma_pkt_t *pkt);
+
+/** Test hook (osc_newrma_test_fail_packet): true for the Nth PUT, GET or ACC
+ * packet this process applies as a target, which then fails. */
+bool ompi_osc_newrma_pkt_test_fail(void);
+
+/** Forget the RMA_DONEs still waiting for packets (window destruction). */
+void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module);
+
+/** PSCW over UCX: send COMPLETE to @p rank behind the packets counted in
+ * @p target->am_sent (or, NULL, none). */
+int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
+                                 ompi_osc_newrma_target_t *target);
+
+/** FENCE over UCX: send FENCE_DONE of the fence of @p parity to
+ * @p target behind the packets counted in target->am_sent. */
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, int parity);
+
+/** An UNLOCK whose operations have all been applied: release the lock word,
+ * answer @p src (with @p status: one of them failed), grant waiters. */
+typedef void (*ompi_osc_newrma_pkt_unlock_fn_t)(ompi_osc_newrma_module_t *module, int32_t src,
+                                                int lock_type, uint64_t tag, int status);
+
+/** Settled UNLOCKs go to @p unlock (component init). */
+void ompi_osc_newrma_pkt_unlock_register(ompi_osc_newrma_pkt_unlock_fn_t unlock);
+
+/** The free list of RMA_DONEs waiting for packets (component init). */
+int ompi_osc_newrma_pkt_data_init(void);
+
+/** Free it (component finalize, after every window). */
+void ompi_osc_newrma_pkt_data_fini(void);
+
+/** Register the handlers of PUT, GET, GET_REPLY, the RMA_DONE family and
+ * RMA_DONE_ACK with the packet layer (component init). */
+void ompi_osc_newrma_pkt_data_register_handlers(void);
+
+#endif /* OMPI_OSC_NEWRMA_AM_DATA_H */

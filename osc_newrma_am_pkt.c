@@ -1,0 +1,633 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: active messages (see osc_newrma_am_pkt.h): the inbox,
+ * sending, aggregation per target, and dispatch to the handlers the packet
+ * types' owners register.
+ */
+#include "ompi_config.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "ompi/proc/proc.h"
+#include "opal/class/opal_free_list.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_base_element.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_base_optable.h"
+#include "osc_newrma_pool.h"
+#include "osc_newrma_transport_ucx.h"
+
+#define component mca_osc_newrma_component
+
+/* A received packet and, when it is copied and small, its payload: one
+ * free-list element instead of a malloc per packet (payloads from
+ * OMPI_OSC_NEWRMA_PKT_KEEP_MIN on are mostly kept in UCX's buffer).  Packets
+ * are made (UCX receive callback) and freed only by the agent, one thread at
+ * a time (ompi_osc_newrma_agent_progress / _acquire), or at finalize: the
+ * single-threaded free list calls, without the 16-byte compare-and-swap of
+ * the thread-safe ones. */
+typedef struct {
+    opal_free_list_item_t super;
+    ompi_osc_newrma_pkt_t pkt;
+    char payload[OMPI_OSC_NEWRMA_PKT_KEEP_MIN];
+} pkt_elem_t;
+
+static opal_free_list_t pkt_free_list;
+
+static bool pkt_free_list_ready = false;
+
+int ompi_osc_newrma_pkt_init(void)
+{
+    int ret = ompi_osc_newrma_free_list_init(&pkt_free_list, sizeof(pkt_elem_t),
+                                             OBJ_CLASS(opal_free_list_item_t));
+
+    pkt_free_list_ready = OMPI_SUCCESS == ret;
+    return ret;
+}
+
+/* @p payload_len bytes are copied after the packet unless @p keep */
+static ompi_osc_newrma_pkt_t *pkt_alloc(size_t payload_len, bool keep)
+{
+    size_t copied = keep ? 0 : payload_len;
+    opal_free_list_item_t *item;
+    ompi_osc_newrma_pkt_t *pkt;
+
+    if (copied <= OMPI_OSC_NEWRMA_PKT_KEEP_MIN &&
+        NULL != (item = opal_free_list_get_st(&pkt_free_list))) {
+        pkt = &((pkt_elem_t *) item)->pkt;
+        pkt->payload = ((pkt_elem_t *) item)->payload;
+        pkt->pooled = true;
+        return pkt;
+    }
+    pkt = malloc(sizeof(*pkt) + copied);
+    if (NULL != pkt) {
+        pkt->payload = (char *) (pkt + 1);
+        pkt->pooled = false;
+    }
+    return pkt;
+}
+
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
+                                 size_t payload_len, bool may_keep)
+{
+    /* large payloads stay in UCX's receive buffer: no copy of bulk data */
+    bool keep = may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN;
+    ompi_osc_newrma_pkt_t *pkt;
+
+    if (hdr_len != sizeof(pkt->hdr)) {
+        OSC_NEWRMA_VERBOSE(1, "dropping packet with a %zu-byte header", hdr_len);
+        return false;
+    }
+    pkt = pkt_alloc(payload_len, keep);
+    if (NULL == pkt) {
+        opal_output(0, "osc/newrma: out of memory receiving a packet");
+        return false;
+    }
+    OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
+    memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
+    pkt->payload_len = payload_len;
+    if (keep) {
+        pkt->payload = payload;
+    }
+    pkt->ucx_data = keep ? payload : NULL;
+    pkt->replies = NULL;
+    if (!keep && payload_len > 0) {
+        memcpy(pkt->payload, payload, payload_len);
+    }
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_append(&component.inbox, &pkt->super);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    return keep;
+}
+
+const char *ompi_osc_newrma_pkt_name(int type)
+{
+    static const char *const names[] = {
+        [OMPI_OSC_NEWRMA_PKT_REGION_QUERY] = "REGION_QUERY",
+        [OMPI_OSC_NEWRMA_PKT_REGION_REPLY] = "REGION_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_PUT] = "PUT",
+        [OMPI_OSC_NEWRMA_PKT_RMA_DONE] = "RMA_DONE",
+        [OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK] = "RMA_DONE_ACK",
+        [OMPI_OSC_NEWRMA_PKT_LOCK] = "LOCK",
+        [OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED] = "LOCK_GRANTED",
+        [OMPI_OSC_NEWRMA_PKT_UNLOCK] = "UNLOCK",
+        [OMPI_OSC_NEWRMA_PKT_SINGLE] = "SINGLE",
+        [OMPI_OSC_NEWRMA_PKT_SINGLE_ACK] = "SINGLE_ACK",
+        [OMPI_OSC_NEWRMA_PKT_WAKE] = "WAKE",
+        [OMPI_OSC_NEWRMA_PKT_ACC] = "ACC",
+        [OMPI_OSC_NEWRMA_PKT_ACC_REPLY] = "ACC_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_REGION_FORGET] = "REGION_FORGET",
+        [OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK] = "REGION_FORGET_ACK",
+        [OMPI_OSC_NEWRMA_PKT_BATCH] = "BATCH",
+        [OMPI_OSC_NEWRMA_PKT_COMPLETE] = "COMPLETE",
+        [OMPI_OSC_NEWRMA_PKT_GET] = "GET",
+        [OMPI_OSC_NEWRMA_PKT_GET_REPLY] = "GET_REPLY",
+        [OMPI_OSC_NEWRMA_PKT_FENCE_DONE] = "FENCE_DONE",
+    };
+
+    if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_LAST) {
+        return "UNKNOWN";
+    }
+    return names[type];
+}
+
+/* Every packet leaves through here (or ompi_osc_newrma_pkt_batch_flush):
+ * header stamped with window and sender. */
+static int pkt_send_ep2(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                        ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                        const void *p2, size_t len2)
+{
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
+                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
+                       len1 + len2);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
+    return ompi_osc_newrma_ucx_am_send2(ep, hdr, sizeof(*hdr), p1, len1, p2, len2);
+}
+
+static int pkt_send_ep(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                       ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload, size_t payload_len)
+{
+    return pkt_send_ep2(module, ep, dest, hdr, payload, payload_len, NULL, 0);
+}
+
+/* A packet whose answer decrements *@p counter: counted before it can be
+ * answered, uncounted if it could not be sent. */
+int ompi_osc_newrma_pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                                     ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                                     size_t payload_len, ompi_osc_newrma_atomic_t *counter)
+{
+    int ret;
+
+    opal_atomic_add_fetch_32(counter, 1);
+    ret = pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(counter, -1);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_ep(ompi_osc_newrma_module_t *module, int dest, ucp_ep_h *ep_p)
+{
+    return ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), ep_p, NULL);
+}
+
+int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
+                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                             size_t payload_len)
+{
+    ucp_ep_h ep;
+    int ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
+
+    return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
+}
+
+/* ---- handlers registered from above ---- */
+
+#define PKT_TYPES (OMPI_OSC_NEWRMA_PKT_LAST + 1)
+
+static ompi_osc_newrma_pkt_handler_fn_t pkt_handlers[PKT_TYPES];
+
+void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,
+                                          ompi_osc_newrma_pkt_handler_fn_t handler)
+{
+    assert((int) type < PKT_TYPES);
+    pkt_handlers[type] = handler;
+}
+
+/* ---- aggregation: one active message per target per progress round ---- */
+
+#define PKT_BATCH_ALIGN ((size_t) 8)
+
+/** a new batch's first allocation (bytes of packets) */
+#define PKT_BATCH_FIRST ((size_t) 4096)
+
+static size_t pkt_batch_padded(size_t payload_len)
+{
+    return (payload_len + PKT_BATCH_ALIGN - 1) & ~(PKT_BATCH_ALIGN - 1);
+}
+
+/* Send @p batch, if it holds packets, to window rank @p dest as one BATCH
+ * message (UCX owns and frees the buffer) and leave it empty. */
+static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                          int dest)
+{
+    ompi_osc_newrma_pkt_hdr_t *hdr = (ompi_osc_newrma_pkt_hdr_t *) batch->buf;
+    size_t len = batch->len;
+    ucp_ep_h ep;
+    int ret;
+
+    if (NULL == hdr) {
+        return OMPI_SUCCESS;
+    }
+    memset(hdr, 0, sizeof(*hdr));
+    hdr->type = OMPI_OSC_NEWRMA_PKT_BATCH;
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->count = batch->count;
+    batch->buf = NULL;
+    batch->len = 0;
+    batch->capacity = 0;
+    batch->count = 0;
+    ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_ucx_am_buffer_free(hdr);
+        return ret;
+    }
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
+                       module->my_rank, module->cid, dest, len);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
+}
+
+/* Room for @p need bytes of packets in @p batch (at most @p cap): doubled
+ * from PKT_BATCH_FIRST, so a batch of a few small packets costs what it
+ * holds, not a message; a large packet takes the whole message at once
+ * (no copies while growing). */
+static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t cap)
+{
+    size_t capacity = batch->capacity > 0 ? batch->capacity : PKT_BATCH_FIRST;
+    char *buf;
+
+    if (need - batch->len >= PKT_BATCH_FIRST) {
+        capacity = cap;
+    }
+    while (capacity < need) {
+        capacity *= 2;
+    }
+    capacity = capacity < cap ? capacity : cap;
+    buf = NULL == batch->buf
+              ? ompi_osc_newrma_ucx_am_buffer(sizeof(ompi_osc_newrma_pkt_hdr_t), capacity)
+              : ompi_osc_newrma_ucx_am_buffer_resize(batch->buf, capacity);
+    if (NULL == buf) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    batch->buf = buf;
+    batch->capacity = capacity;
+    return OMPI_SUCCESS;
+}
+
+/* Add a packet for window rank @p dest to @p batch, sending the batch first
+ * when the packet does not fit; one larger than a whole batch goes alone,
+ * after the ones before it. */
+static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                            int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                            const void *p2, size_t len2)
+{
+    size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
+    size_t entry = sizeof(*hdr) + padded, cap = module->config.aggregate_bytes;
+    char *at;
+    int ret;
+
+    if (NULL != batch->buf && batch->len + entry > cap) {
+        ret = pkt_batch_send(module, batch, dest);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    if (entry > cap) {
+        ucp_ep_h ep;
+
+        ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
+        return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
+    }
+    if (batch->len + entry > batch->capacity) {
+        ret = pkt_batch_reserve(batch, batch->len + entry, cap);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->batch_len = (uint32_t) payload;
+    at = batch->buf + sizeof(*hdr) + batch->len;
+    memcpy(at, hdr, sizeof(*hdr));
+    at += sizeof(*hdr);
+    if (len1 > 0) {
+        memcpy(at, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(at + len1, p2, len2);
+    }
+    memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
+    batch->len += entry;
+    batch->count++;
+    OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
+                       module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
+                       payload);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target)
+{
+    if (NULL == target->batch.buf) {
+        return OMPI_SUCCESS;
+    }
+    module->batches_open--;
+    return pkt_batch_send(module, &target->batch, target->rank);
+}
+
+void ompi_osc_newrma_pkt_target_release(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_target_t *target)
+{
+    int ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_module_error(module, ret);
+    }
+    ompi_osc_newrma_target_put(module, target);
+}
+
+int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+    int ret;
+
+    if (0 == module->batches_open) {
+        return OMPI_SUCCESS;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                                  const void *p2, size_t len2)
+{
+    bool was_open = NULL != target->batch.buf;
+    int ret = pkt_batch_append(module, &target->batch, target->rank, hdr, p1, len1, p2, len2);
+
+    /* the window counts its open batches, so a progress round with none is cheap */
+    module->batches_open += (int) (NULL != target->batch.buf) - (int) was_open;
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                              size_t payload_len)
+{
+    if (NULL != pkt->replies) {
+        return pkt_batch_append(module, pkt->replies, pkt->hdr.src, hdr, payload, payload_len,
+                                NULL, 0);
+    }
+    return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
+}
+
+/* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE, FENCE_DONE) behind the
+ * aggregated ones, sent at once (the design's piggybacking): it counts the
+ * PUT and ACC packets sent since the last one. */
+int ompi_osc_newrma_pkt_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    int ret;
+
+    if (target->batch.count > 0) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, PIGGYBACKED, 1); /* rides with operations */
+    }
+    hdr->count = target->am_sent;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, NULL, 0, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_pkt_batch_flush(module, target);
+    }
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent = 0;
+    }
+    return ret;
+}
+
+/* As ompi_osc_newrma_pkt_send_tail, for a packet whose answer decrements *@p counter. */
+int ompi_osc_newrma_pkt_send_tail_counted(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                  ompi_osc_newrma_atomic_t *counter)
+{
+    int ret;
+
+    opal_atomic_add_fetch_32(counter, 1);
+    ret = ompi_osc_newrma_pkt_send_tail(module, target, hdr);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(counter, -1);
+    }
+    return ret;
+}
+
+size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module)
+{
+    size_t overhead = 2 * sizeof(ompi_osc_newrma_pkt_hdr_t); /* BATCH's and the packet's */
+    size_t cap = module->config.aggregate_bytes;
+
+    return cap > overhead + PKT_BATCH_ALIGN ? (cap - overhead) & ~(PKT_BATCH_ALIGN - 1)
+                                            : PKT_BATCH_ALIGN;
+}
+
+/* The packets of a BATCH, in the order they were packed. */
+static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
+
+static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    /* the answers to the packets of one BATCH go back as one BATCH too */
+    ompi_osc_newrma_batch_t replies = {0};
+    ompi_osc_newrma_pkt_t sub;
+    size_t at = 0;
+
+    sub.replies = &replies;
+    sub.ucx_data = NULL; /* the BATCH owns the payload */
+
+    for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
+        if (pkt->payload_len - at < sizeof(sub.hdr)) {
+            break;
+        }
+        memcpy(&sub.hdr, pkt->payload + at, sizeof(sub.hdr));
+        at += sizeof(sub.hdr);
+        if (sub.hdr.batch_len > pkt->payload_len - at ||
+            OMPI_OSC_NEWRMA_PKT_BATCH == sub.hdr.type) {
+            break;
+        }
+        sub.payload = pkt->payload + at;
+        sub.payload_len = sub.hdr.batch_len;
+        pkt_handle(module, &sub);
+        at += pkt_batch_padded(sub.hdr.batch_len);
+    }
+    if (at < pkt->payload_len) {
+        opal_output(0, "osc/newrma: malformed BATCH packet from rank %d", pkt->hdr.src);
+    }
+    if (OMPI_SUCCESS != pkt_batch_send(module, &replies, pkt->hdr.src)) {
+        opal_output(0, "osc/newrma: cannot answer the packets of rank %d", pkt->hdr.src);
+    }
+}
+
+/* ---- windows by communicator id: what a packet's cid names ---- */
+
+int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module)
+{
+    int ret;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    ret = opal_hash_table_set_value_uint32(&component.modules, module->cid, module);
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return ret;
+}
+
+bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module)
+{
+    void *found;
+    bool mine;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    mine = OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid,
+                                                             &found) &&
+           found == module;
+    if (mine) {
+        opal_hash_table_remove_value_uint32(&component.modules, module->cid);
+    }
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return mine;
+}
+
+static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
+{
+    void *module = NULL;
+
+    ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&component.modules, cid, &module)) {
+        module = NULL;
+    }
+    ompi_osc_newrma_mutex_unlock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
+    return module;
+}
+
+/* Hand @p pkt to its handler.  @return false when it was held instead: its
+ * window is registered but still inside creation (a peer that left the
+ * creation's exchange early may already lock and access it). */
+static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_module_t *module = NULL;
+
+    if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY != pkt->hdr.type) {
+        module = pkt_window(pkt->hdr.cid);
+        if (NULL == module) {
+            OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
+                               pkt->hdr.cid);
+            return true;
+        }
+        if (!module->built) {
+            opal_list_append(&component.held, &pkt->super);
+            return false;
+        }
+    }
+    pkt_handle(module, pkt);
+    return true;
+}
+
+static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    if (OMPI_OSC_NEWRMA_PKT_BATCH == pkt->hdr.type) {
+        pkt_handle_batch(module, pkt);
+    } else if (pkt->hdr.type < PKT_TYPES && NULL != pkt_handlers[pkt->hdr.type]) {
+        pkt_handlers[pkt->hdr.type](module, pkt);
+    } else {
+        OSC_NEWRMA_VERBOSE(1, "dropping packet of unknown type %u", pkt->hdr.type);
+    }
+}
+
+static void pkt_free(ompi_osc_newrma_pkt_t *pkt)
+{
+    if (NULL != pkt->ucx_data) {
+        ompi_osc_newrma_ucx_am_data_release(pkt->ucx_data);
+    }
+    OBJ_DESTRUCT(&pkt->super);
+    if (pkt->pooled) {
+        opal_free_list_return_st(&pkt_free_list,
+                              (opal_free_list_item_t *) ((char *) pkt - offsetof(pkt_elem_t, pkt)));
+    } else {
+        free(pkt);
+    }
+}
+
+static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+
+    if (0 == opal_list_get_size(&component.inbox)) {
+        return NULL;
+    }
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.inbox);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    return pkt;
+}
+
+int ompi_osc_newrma_pkt_process_inbox(void)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+    int count = 0;
+
+    while (NULL != (pkt = pkt_dequeue())) {
+        if (pkt_dispatch(pkt)) {
+            pkt_free(pkt);
+        }
+        count++;
+    }
+    return count;
+}
+
+void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver)
+{
+    ompi_osc_newrma_pkt_t *pkt, *next;
+    opal_list_t mine;
+
+    OBJ_CONSTRUCT(&mine, opal_list_t);
+    OPAL_LIST_FOREACH_SAFE(pkt, next, &component.held, ompi_osc_newrma_pkt_t)
+    {
+        if (pkt->hdr.cid == cid) {
+            opal_list_remove_item(&component.held, &pkt->super);
+            opal_list_append(&mine, &pkt->super);
+        }
+    }
+    if (deliver) {
+        /* ahead of anything that arrived later, so per-origin order holds */
+        ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+        opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &mine);
+        ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    }
+    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&mine))) {
+        pkt_free(pkt);
+    }
+    OBJ_DESTRUCT(&mine);
+}
+
+void ompi_osc_newrma_pkt_drain(void)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+
+    while (NULL != (pkt = pkt_dequeue()) ||
+           NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.held))) {
+        pkt_free(pkt);
+    }
+}
+
+void ompi_osc_newrma_pkt_fini(void)
+{
+    if (!pkt_free_list_ready) {
+        return;
+    }
+    ompi_osc_newrma_pkt_drain(); /* what arrived while the transport closed */
+    OBJ_DESTRUCT(&pkt_free_list);
+    pkt_free_list_ready = false;
+}

@@ -1,0 +1,256 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: active-message packets.
+ *
+ * Packets arrive in a UCX callback, are copied into the component's inbox
+ * and are handled later by the progress callback, outside UCX, where a
+ * handler may send replies and take window locks.
+ */
+#ifndef OMPI_OSC_NEWRMA_AM_PKT_H
+#define OMPI_OSC_NEWRMA_AM_PKT_H
+
+#include "ompi_config.h"
+
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "opal/class/opal_list.h"
+
+#include "osc_newrma_base_types.h"
+
+typedef enum {
+    /** origin asks which attached region of a dynamic window holds an
+     * address; on other windows, its first access asks for the window
+     * (base, size, displacement unit in count, rkey) */
+    OMPI_OSC_NEWRMA_PKT_REGION_QUERY = 1,
+    /** target answers a REGION_QUERY: the region and its rkey (payload) */
+    OMPI_OSC_NEWRMA_PKT_REGION_REPLY,
+    /** one chunk of a PUT whose target layout is too fine-grained for RDMA:
+     * payload = target datatype description + packed data at stream offset */
+    OMPI_OSC_NEWRMA_PKT_PUT,
+    /** all PUT packets sent since the last RMA_DONE (count) must be applied
+     * before the target answers RMA_DONE_ACK */
+    OMPI_OSC_NEWRMA_PKT_RMA_DONE,
+    /** answers RMA_DONE and UNLOCK; tag: origin's target element (0: window) */
+    OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK,
+    /** lock request (flags: EXCLUSIVE); tag: origin's target element or 0 */
+    OMPI_OSC_NEWRMA_PKT_LOCK,
+    /** the lock is held for the origin (flags: DISCARDED for a single op
+     * whose data was not kept: send the operation again) */
+    OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED,
+    /** RMA_DONE + UNLOCK: release once the PUT packets it counts are applied */
+    OMPI_OSC_NEWRMA_PKT_UNLOCK,
+    /** LOCK + one PUT/GET (flags: GET) at addr/len + UNLOCK in one packet */
+    OMPI_OSC_NEWRMA_PKT_SINGLE,
+    /** single op done and lock released; a GET's response carries the data */
+    OMPI_OSC_NEWRMA_PKT_SINGLE_ACK,
+    /** a node-local origin released the lock word directly: grant waiters */
+    OMPI_OSC_NEWRMA_PKT_WAKE,
+    /** one chunk of an accumulate (kind, acc_op, acc_dt; flags: GET when it
+     * fetches): payload = target datatype description + operands at stream
+     * offset tag (+ compare value for CAS); counted like PUT packets */
+    OMPI_OSC_NEWRMA_PKT_ACC,
+    /** old values of one fetching ACC chunk (tag: offset, tag2: op element) */
+    OMPI_OSC_NEWRMA_PKT_ACC_REPLY,
+    /** the target detached [addr, addr+len): forget cached regions in it */
+    OMPI_OSC_NEWRMA_PKT_REGION_FORGET,
+    /** answers REGION_FORGET: this origin no longer holds them */
+    OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK,
+    /** aggregation: count packets for one window, each a header (its
+     * batch_len: payload bytes) + payload, padded to 8 bytes, handled in order */
+    OMPI_OSC_NEWRMA_PKT_BATCH,
+    /** PSCW: the origin called MPI_Win_complete; the count PUT/ACC packets
+     * before it are applied before the target counts it (no answer) */
+    OMPI_OSC_NEWRMA_PKT_COMPLETE,
+    /** read [addr, addr+len) and answer with GET_REPLY (tag: offset in the
+     * origin's stream, tag2: op element); counted like PUT packets, so a
+     * RMA_DONE or UNLOCK behind it waits until it has read */
+    OMPI_OSC_NEWRMA_PKT_GET,
+    /** the data one GET packet read (tag, tag2 echoed; status) */
+    OMPI_OSC_NEWRMA_PKT_GET_REPLY,
+    /** FENCE: the origin's epoch to this target ends here; as COMPLETE, the
+     * count packets before it are applied first (no answer); tag: the
+     * parity of the fence, whose collective tells the target to expect it */
+    OMPI_OSC_NEWRMA_PKT_FENCE_DONE
+} ompi_osc_newrma_pkt_type_t;
+
+/** the highest packet type (bounds the name and handler tables) */
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_FENCE_DONE
+
+#define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
+#define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
+#define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
+/** PUT: the payload is the data for [addr, addr+len), no datatype */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG    0x08
+
+/** Header of every packet. */
+typedef struct ompi_osc_newrma_pkt_hdr_t {
+    uint8_t type;
+    uint8_t flags;
+    /** ACC and single op: the operation kind (ompi_osc_newrma_op_kind_t) */
+    uint8_t kind;
+    uint8_t reserved;
+    /** window: communicator id, the same on every member */
+    uint32_t cid;
+    /** sender's rank in the window */
+    int32_t src;
+    /** OMPI_SUCCESS or an OMPI_ERR_* code (replies) */
+    int32_t status;
+    uint64_t addr;
+    uint64_t len;
+    /** origin's cookie, echoed in the reply; PUT: offset in the packed stream */
+    uint64_t tag;
+    /** PUT: target datatype count; RMA_DONE: PUT packets it covers */
+    uint32_t count;
+    /** PUT: bytes of target datatype description at the payload's start */
+    uint32_t desc_len;
+    /** single op: the origin's operation element, echoed in SINGLE_ACK */
+    uint64_t tag2;
+    /** accumulates: Fortran handles of the predefined op and element type */
+    uint16_t acc_op;
+    uint16_t acc_dt;
+    /** a packet inside a BATCH: bytes of payload that follow the header */
+    uint32_t batch_len;
+} ompi_osc_newrma_pkt_hdr_t;
+
+/** A received packet waiting in the inbox. */
+typedef struct ompi_osc_newrma_pkt_t {
+    opal_list_item_t super;
+    ompi_osc_newrma_pkt_hdr_t hdr;
+    size_t payload_len;
+    /** after this structure, or inside the BATCH packet that carried it */
+    char *payload;
+    /** UCX's receive buffer holding the payload, released when handled, or NULL */
+    void *ucx_data;
+    /** inside a BATCH: where its answers are aggregated, else NULL */
+    ompi_osc_newrma_batch_t *replies;
+    /** an element of the packet free list (else malloc'd) */
+    bool pooled;
+} ompi_osc_newrma_pkt_t;
+
+/** The most data one PUT or GET packet carries so that it fills, with its
+ * header, one aggregated active message of the window's aggregate_bytes:
+ * bulk transfers go as one such message per chunk. */
+size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module);
+
+/**
+ * Aggregation: add a packet for @p target (header + payload in two pieces)
+ * to the active message being built for it; sent when full, or by
+ * ompi_osc_newrma_pkt_batch_flush.  A packet larger than the window's
+ * aggregate_bytes goes alone, after the ones before it.
+ */
+int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
+                                  const void *p2, size_t len2);
+
+/** Send the packets aggregated for @p target, if any, in one message. */
+int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target);
+
+/** Return @p target (its op list empty) to the pools, after sending the
+ * packets still aggregated for it: an element owing RMA_DONE is never
+ * released, and RMA_DONE flushes them, so there are some only after an
+ * error, which goes to the window (ompi_osc_newrma_module_error). */
+void ompi_osc_newrma_pkt_target_release(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_target_t *target);
+
+/** Send every target's aggregated packets (one message each): a progress
+ * round ends here, so nobody waits on a packet still held. */
+int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
+
+/** Answer @p pkt: @p hdr (type set by the caller) and an optional payload
+ * go to its sender, aggregated with the other answers to the BATCH that
+ * carried it, if any. */
+int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                              ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                              size_t payload_len);
+
+/** Printable name of a packet type (verbose output). */
+const char *ompi_osc_newrma_pkt_name(int type);
+
+/** Send @p hdr (type set by the caller; cid and src filled in) and an
+ * optional payload to window rank @p dest. */
+int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
+                             ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                             size_t payload_len);
+
+/** Payloads from this size on are kept in UCX's buffer, not copied. */
+#define OMPI_OSC_NEWRMA_PKT_KEEP_MIN 4096
+
+/** Put a packet into the inbox (called from the UCX receive callback).  Its
+ * payload is copied, or, when @p may_keep and it is large, kept where it is
+ * until the packet is handled (then released with
+ * ompi_osc_newrma_ucx_am_data_release).  @return true when kept. */
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
+                                 size_t payload_len, bool may_keep);
+
+/**
+ * A handler for packets of one type, registered from the layer above (the
+ * target's lock queue and accumulates) at component init, as UCX's own AM
+ * handler tables are; the packet layer never calls those layers by name.
+ * Runs in the agent, without the window lock.
+ */
+typedef void (*ompi_osc_newrma_pkt_handler_fn_t)(ompi_osc_newrma_module_t *module,
+                                                 ompi_osc_newrma_pkt_t *pkt);
+
+/** Packets of @p type go to @p handler (component init, before any window). */
+void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,
+                                          ompi_osc_newrma_pkt_handler_fn_t handler);
+
+/** Send a packet to @p dest over @p ep, counting it in @p counter (undone
+ * when the send fails). */
+int ompi_osc_newrma_pkt_send_counted(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
+                                     ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
+                                     size_t payload_len, ompi_osc_newrma_atomic_t *counter);
+
+/** Packets for @p module's communicator id go to it from now on (the caller
+ * holds WINDOWS; LOOKUP is taken inside). */
+int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module);
+
+/** Forget @p module (as ..._window_add). @return false when it was not the
+ * window registered under its id. */
+bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module);
+
+/** The received-packet free list (component init). */
+int ompi_osc_newrma_pkt_init(void);
+
+/** Drop what is left and free the packet free list (component finalize,
+ * after the transport is closed). */
+void ompi_osc_newrma_pkt_fini(void);
+
+/** Handle every packet in the inbox. @return number handled. */
+int ompi_osc_newrma_pkt_process_inbox(void);
+
+/**
+ * A window's creation is over: its held packets go back to the head of the
+ * inbox (@p deliver) or are dropped (creation failed).  The caller holds the
+ * agent (ompi_osc_newrma_agent_acquire).
+ */
+void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver);
+
+/** Drop packets left in the inbox (component finalize). */
+void ompi_osc_newrma_pkt_drain(void);
+
+/** The UCX endpoint to window rank @p dest (made on first use). */
+int ompi_osc_newrma_pkt_ep(ompi_osc_newrma_module_t *module, int dest, ucp_ep_h *ep_p);
+
+/** A synchronization packet @p hdr (RMA_DONE, UNLOCK, COMPLETE,
+ * FENCE_DONE) behind the packets aggregated for @p target, sent at once
+ * with them (the design's piggybacking); hdr->count takes the PUT, GET and
+ * ACC packets sent since the last one (target->am_sent). */
+int ompi_osc_newrma_pkt_send_tail(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr);
+
+/** As ompi_osc_newrma_pkt_send_tail, for a packet whose answer decrements
+ * *@p counter (counted before it can be answered). */
+int ompi_osc_newrma_pkt_send_tail_counted(ompi_osc_newrma_module_t *module,
+                                          ompi_osc_newrma_target_t *target,
+                                          ompi_osc_newrma_pkt_hdr_t *hdr,
+                                          ompi_osc_newrma_atomic_t *counter);
+
+#endif /* OMPI_OSC_NEWRMA_AM_PKT_H */

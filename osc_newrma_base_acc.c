@@ -1,0 +1,477 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: accumulate reductions on memory (see osc_newrma_base_acc.h).
+ */
+#include "ompi_config.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_dtype.h"
+
+/* ---- checks ---- */
+
+bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_no_op.op == op;
+}
+
+static bool acc_is_replace(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_replace.op == op;
+}
+
+/* The one predefined type @p dt is built from, or NULL. */
+static ompi_datatype_t *acc_basic_of(ompi_datatype_t *dt)
+{
+    if (ompi_datatype_is_predefined(dt)) {
+        return dt;
+    }
+    return ompi_datatype_get_single_predefined_type_from_args(dt);
+}
+
+/* Integer element types (C and Fortran integers of every width, byte):
+ * two's complement, so fetch-add and the bitwise atomics apply. */
+bool ompi_osc_newrma_acc_integer(ompi_datatype_t *basic)
+{
+    int map = ompi_op_ddt_map[basic->id];
+
+    return (map >= OMPI_OP_BASE_TYPE_INT8_T && map <= OMPI_OP_BASE_TYPE_INTEGER16) ||
+           OMPI_OP_BASE_TYPE_LONG == map || OMPI_OP_BASE_TYPE_UNSIGNED_LONG == map ||
+           OMPI_OP_BASE_TYPE_WCHAR == map || OMPI_OP_BASE_TYPE_BYTE == map;
+}
+
+/* MPI-3.1 11.3.7: CAS takes C/Fortran integer, logical, multi-language
+ * and byte types; all of them are integers of at most 8 bytes here. */
+static bool acc_cas_type(ompi_datatype_t *basic)
+{
+    int map = ompi_op_ddt_map[basic->id];
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    return size <= 8 && (ompi_osc_newrma_acc_integer(basic) || OMPI_OP_BASE_TYPE_LOGICAL == map ||
+                         OMPI_OP_BASE_TYPE_BOOL == map || &ompi_mpi_char.dt == basic);
+}
+
+int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                              struct ompi_datatype_t *origin_dt, struct ompi_datatype_t *target_dt,
+                              struct ompi_datatype_t *result_dt, struct ompi_datatype_t **basic_p)
+{
+    ompi_datatype_t *basic = acc_basic_of(target_dt);
+    char *msg = NULL;
+
+    if (NULL == basic) {
+        return MPI_ERR_TYPE; /* not built from a single predefined type */
+    }
+    if ((NULL != origin_dt && acc_basic_of(origin_dt) != basic) ||
+        (NULL != result_dt && acc_basic_of(result_dt) != basic)) {
+        return MPI_ERR_TYPE;
+    }
+    if (OMPI_OSC_NEWRMA_OP_CAS == kind) {
+        if (!acc_cas_type(basic)) {
+            return MPI_ERR_TYPE;
+        }
+    } else if (NULL == op || !ompi_op_is_intrinsic(op)) {
+        return MPI_ERR_OP; /* user-defined reductions are not allowed in RMA */
+    } else if (!ompi_osc_newrma_acc_is_no_op(op) && !acc_is_replace(op)) {
+        if (!ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
+            OSC_NEWRMA_VERBOSE(10, "%s", msg);
+            free(msg);
+            return MPI_ERR_OP;
+        }
+    } else if (ompi_osc_newrma_acc_is_no_op(op) && OMPI_OSC_NEWRMA_OP_ACC == kind) {
+        return MPI_ERR_OP; /* MPI_NO_OP is for the fetching forms only */
+    }
+    *basic_p = basic;
+    return OMPI_SUCCESS;
+}
+
+/* ---- applying to target memory ---- */
+
+/* The accumulate lock: held for a few element updates only, never across
+ * progress; on an oversubscribed node yield so its holder can run. */
+static void acc_lock(volatile int32_t *lock)
+{
+    int32_t expected;
+
+    for (int spins = 0;; ++spins) {
+        expected = 0;
+        if (opal_atomic_compare_exchange_strong_acq_32(lock, &expected, 1)) {
+            return;
+        }
+        if (spins > 64) {
+            sched_yield();
+        }
+    }
+}
+
+static void acc_unlock(volatile int32_t *lock)
+{
+    opal_atomic_wmb(); /* the updates before the release */
+    *lock = 0;
+}
+
+ompi_osc_newrma_acc_fast_t ompi_osc_newrma_acc_fast(ompi_op_t *op, ompi_datatype_t *basic)
+{
+    if (acc_is_replace(op)) {
+        return OMPI_OSC_NEWRMA_ACC_FAST_REPLACE;
+    }
+    if (!ompi_osc_newrma_acc_integer(basic)) {
+        return OMPI_OSC_NEWRMA_ACC_FAST_NONE;
+    }
+    switch (op->op_type) {
+        case OMPI_OP_SUM:
+            return OMPI_OSC_NEWRMA_ACC_FAST_ADD;
+        case OMPI_OP_BAND:
+            return OMPI_OSC_NEWRMA_ACC_FAST_AND;
+        case OMPI_OP_BOR:
+            return OMPI_OSC_NEWRMA_ACC_FAST_OR;
+        case OMPI_OP_BXOR:
+            return OMPI_OSC_NEWRMA_ACC_FAST_XOR;
+        default:
+            return OMPI_OSC_NEWRMA_ACC_FAST_NONE;
+    }
+}
+
+/* Elements CPU atomics can update: 1, 2, 4 or 8 bytes without padding. */
+static bool acc_lock_free(ompi_datatype_t *basic)
+{
+    ptrdiff_t lb, extent;
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    ompi_datatype_get_extent(basic, &lb, &extent);
+    return (size_t) extent == size && 0 == lb && (1 == size || 2 == size || 4 == size || 8 == size);
+}
+
+typedef struct {
+    const ompi_osc_newrma_acc_apply_t *a;
+    size_t size;
+    ompi_osc_newrma_acc_fast_t fast;
+    /** plain windows: the reduction loop, or NULL for ompi_op_reduce */
+    void (*loop)(char *t, const char *o, size_t n);
+} acc_walk_t;
+
+/* One element with CPU atomics: t target, o operand (NULL: NO_OP), c CAS
+ * compare value or NULL, r old value out or NULL.  One function per element
+ * size; the GCC __atomic builtins, since opal_atomic_* has no 8- and 16-bit
+ * forms and none for AND/OR/XOR that return the old value of every size. */
+#define ACC_ELEM_FN(T, NAME)                                                                       \
+    static void NAME(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)          \
+    {                                                                                              \
+        T *tp = (T *) t, old, val, nv;                                                             \
+        if (NULL != c) {                                                                           \
+            memcpy(&old, c, sizeof(T));                                                            \
+            memcpy(&val, o, sizeof(T));                                                            \
+            (void) __atomic_compare_exchange_n(tp, &old, val, false, __ATOMIC_SEQ_CST,             \
+                                               __ATOMIC_SEQ_CST);                                  \
+        } else if (NULL == o) {                                                                    \
+            old = __atomic_load_n(tp, __ATOMIC_SEQ_CST);                                           \
+        } else {                                                                                   \
+            memcpy(&val, o, sizeof(T));                                                            \
+            switch (w->fast) {                                                                     \
+                case OMPI_OSC_NEWRMA_ACC_FAST_REPLACE:                                                             \
+                    old = __atomic_exchange_n(tp, val, __ATOMIC_SEQ_CST);                          \
+                    break;                                                                         \
+                case OMPI_OSC_NEWRMA_ACC_FAST_ADD:                                                                 \
+                    old = __atomic_fetch_add(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                case OMPI_OSC_NEWRMA_ACC_FAST_AND:                                                                 \
+                    old = __atomic_fetch_and(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                case OMPI_OSC_NEWRMA_ACC_FAST_OR:                                                                  \
+                    old = __atomic_fetch_or(tp, val, __ATOMIC_SEQ_CST);                            \
+                    break;                                                                         \
+                case OMPI_OSC_NEWRMA_ACC_FAST_XOR:                                                                 \
+                    old = __atomic_fetch_xor(tp, val, __ATOMIC_SEQ_CST);                           \
+                    break;                                                                         \
+                default:                                                                           \
+                    old = __atomic_load_n(tp, __ATOMIC_RELAXED);                                   \
+                    do {                                                                           \
+                        nv = old;                                                                  \
+                        ompi_op_reduce(w->a->op, &val, &nv, 1, w->a->basic);                       \
+                    } while (!__atomic_compare_exchange_n(tp, &old, nv, true, __ATOMIC_SEQ_CST,    \
+                                                          __ATOMIC_RELAXED));                      \
+            }                                                                                      \
+        }                                                                                          \
+        if (NULL != r) {                                                                           \
+            memcpy(r, &old, sizeof(T));                                                            \
+        }                                                                                          \
+    }
+
+ACC_ELEM_FN(uint8_t, acc_elem_atomic_1)
+ACC_ELEM_FN(uint16_t, acc_elem_atomic_2)
+ACC_ELEM_FN(uint32_t, acc_elem_atomic_4)
+ACC_ELEM_FN(uint64_t, acc_elem_atomic_8)
+
+static void acc_elem_atomic(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)
+{
+    switch (w->size) {
+        case 1:
+            acc_elem_atomic_1(w, t, o, c, r);
+            break;
+        case 2:
+            acc_elem_atomic_2(w, t, o, c, r);
+            break;
+        case 4:
+            acc_elem_atomic_4(w, t, o, c, r);
+            break;
+        default:
+            acc_elem_atomic_8(w, t, o, c, r);
+            break;
+    }
+}
+
+/* A misaligned element cannot take CPU atomics: update it under the lock
+ * (every access to that location is misaligned the same way). */
+static void acc_elem_locked(const acc_walk_t *w, char *t, const char *o, const char *c, char *r)
+{
+    uint64_t old, val;
+
+    acc_lock(w->a->lock);
+    memcpy(&old, t, w->size);
+    if (NULL != r) {
+        memcpy(r, &old, w->size);
+    }
+    if (NULL != c) {
+        if (0 == memcmp(&old, c, w->size)) {
+            memcpy(t, o, w->size);
+        }
+    } else if (NULL != o) {
+        memcpy(&val, o, w->size);
+        if (OMPI_OSC_NEWRMA_ACC_FAST_REPLACE == w->fast) {
+            old = val;
+        } else {
+            ompi_op_reduce(w->a->op, &val, &old, 1, w->a->basic);
+        }
+        memcpy(t, &old, w->size);
+    }
+    acc_unlock(w->a->lock);
+}
+
+static int acc_segment_atomic(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    const acc_walk_t *w = ctx;
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    size_t rel = offset - a->offset;
+    bool aligned = 0 == addr % w->size;
+
+    for (size_t i = 0; i < len; i += w->size) {
+        char *t = (char *) (uintptr_t) addr + i;
+        const char *o = NULL != a->origin ? a->origin + rel + i : NULL;
+        const char *c = NULL != a->compare ? a->compare + rel + i : NULL;
+        char *r = NULL != a->result ? a->result + rel + i : NULL;
+        if (aligned) {
+            acc_elem_atomic(w, t, o, c, r);
+        } else {
+            acc_elem_locked(w, t, o, c, r);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Elements without CPU atomics, under the accumulate lock: read the old
+ * values, reduce in element form (pair types keep their padding there),
+ * write back. */
+static int acc_apply_locked(const ompi_osc_newrma_acc_apply_t *a, size_t size)
+{
+    size_t n = a->len / size;
+    ptrdiff_t lb, extent; /* predefined elements: lb is 0 */
+    char *old = a->result, *elems = NULL, *ops = NULL;
+    bool reduce = NULL != a->origin && NULL == a->compare && !acc_is_replace(a->op);
+    int ret = OMPI_SUCCESS;
+
+    ompi_datatype_get_extent(a->basic, &lb, &extent);
+    if (NULL == old) {
+        old = malloc(a->len);
+    }
+    if (reduce) {
+        elems = malloc(n * (size_t) extent);
+        ops = malloc(n * (size_t) extent);
+    }
+    if (NULL == old || (reduce && (NULL == elems || NULL == ops))) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    acc_lock(a->lock);
+    ret = ompi_osc_newrma_dtype_pack_at(old, a->base, a->target_dt, a->target_count, a->offset,
+                                        a->len);
+    if (OMPI_SUCCESS != ret || NULL == a->origin) {
+        /* NO_OP: the old values are all */
+    } else if (NULL != a->compare || !reduce) {
+        /* CAS of one element, or REPLACE */
+        if (NULL == a->compare || 0 == memcmp(old, a->compare, a->len)) {
+            ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
+                                                  a->origin, a->len);
+        }
+    } else {
+        ret = ompi_osc_newrma_dtype_unpack(elems, a->basic, (int) n, old, a->len);
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_dtype_unpack(ops, a->basic, (int) n, a->origin, a->len);
+        }
+        if (OMPI_SUCCESS == ret) {
+            ompi_op_reduce(a->op, ops, elems, n, a->basic);
+            /* the reduced elements go back through the packed form */
+            ret = ompi_osc_newrma_dtype_pack(ops, elems, a->basic, (int) n, a->len);
+        }
+        if (OMPI_SUCCESS == ret) {
+            ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
+                                                  ops, a->len);
+        }
+    }
+    acc_unlock(a->lock);
+out:
+    if (old != a->result) {
+        free(old);
+    }
+    free(elems);
+    free(ops);
+    return ret;
+}
+
+/* ---- plain reductions ----
+ *
+ * Open MPI 4.1.4's op/avx saturates SUM of 8- and 16-bit integers (200 + 100
+ * is 255 as MPI_UINT8_T), where MPI's SUM is C's + (it wraps): the common
+ * ops are reduced here instead, by loops the compiler vectorizes.  Elements
+ * may be unaligned in window memory, hence the aligned(1) types. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+/* one clone per vector width, chosen when the DSO is loaded */
+#define ACC_VECTORIZE                                                                              \
+    __attribute__((optimize("tree-vectorize"), target_clones("avx512f", "avx2", "default")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define ACC_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#else
+#define ACC_VECTORIZE
+#endif
+
+#define ACC_LOOP(NAME, T, EXPR)                                                                    \
+    typedef T NAME##_t __attribute__((aligned(1), may_alias));                                     \
+    static ACC_VECTORIZE void NAME(char *tp, const char *op, size_t n)                             \
+    {                                                                                              \
+        NAME##_t *restrict t = (NAME##_t *) tp;                                                    \
+        const NAME##_t *restrict o = (const NAME##_t *) op;                                        \
+        for (size_t i = 0; i < n; ++i) {                                                           \
+            t[i] = EXPR;                                                                           \
+        }                                                                                          \
+    }
+
+/* integers as unsigned of their width: two's complement wraps, no UB */
+ACC_LOOP(acc_add_u8, uint8_t, (uint8_t) (t[i] + o[i]))
+ACC_LOOP(acc_add_u16, uint16_t, (uint16_t) (t[i] + o[i]))
+ACC_LOOP(acc_add_u32, uint32_t, t[i] + o[i])
+ACC_LOOP(acc_add_u64, uint64_t, t[i] + o[i])
+ACC_LOOP(acc_and_u8, uint8_t, t[i] & o[i])
+ACC_LOOP(acc_and_u16, uint16_t, t[i] & o[i])
+ACC_LOOP(acc_and_u32, uint32_t, t[i] & o[i])
+ACC_LOOP(acc_and_u64, uint64_t, t[i] & o[i])
+ACC_LOOP(acc_or_u8, uint8_t, t[i] | o[i])
+ACC_LOOP(acc_or_u16, uint16_t, t[i] | o[i])
+ACC_LOOP(acc_or_u32, uint32_t, t[i] | o[i])
+ACC_LOOP(acc_or_u64, uint64_t, t[i] | o[i])
+ACC_LOOP(acc_xor_u8, uint8_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u16, uint16_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u32, uint32_t, t[i] ^ o[i])
+ACC_LOOP(acc_xor_u64, uint64_t, t[i] ^ o[i])
+ACC_LOOP(acc_add_float, float, t[i] + o[i])
+ACC_LOOP(acc_add_double, double, t[i] + o[i])
+
+typedef void (*acc_loop_fn_t)(char *t, const char *o, size_t n);
+
+/* The loop for @p op on @p basic elements of @p size bytes, or NULL. */
+static acc_loop_fn_t acc_loop(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
+{
+    static const acc_loop_fn_t ints[4][4] = {
+        {acc_add_u8, acc_add_u16, acc_add_u32, acc_add_u64},
+        {acc_and_u8, acc_and_u16, acc_and_u32, acc_and_u64},
+        {acc_or_u8, acc_or_u16, acc_or_u32, acc_or_u64},
+        {acc_xor_u8, acc_xor_u16, acc_xor_u32, acc_xor_u64},
+    };
+    int map = ompi_op_ddt_map[basic->id], width = 1 == size ? 0 : 2 == size ? 1 : 4 == size ? 2 : 3;
+    ompi_osc_newrma_acc_fast_t fast = ompi_osc_newrma_acc_fast(op, basic);
+
+    if (OMPI_OSC_NEWRMA_ACC_FAST_ADD <= fast && fast <= OMPI_OSC_NEWRMA_ACC_FAST_XOR) {
+        return ints[fast - OMPI_OSC_NEWRMA_ACC_FAST_ADD][width];
+    }
+    if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_FLOAT == map) {
+        return acc_add_float;
+    }
+    if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_DOUBLE == map) {
+        return acc_add_double;
+    }
+    return NULL;
+}
+
+/* One contiguous piece of a plain window's access, under the lock. */
+static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    const acc_walk_t *w = ctx;
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    size_t rel = offset - a->offset;
+    char *t = (char *) (uintptr_t) addr;
+
+    if (NULL != a->result) {
+        memcpy(a->result + rel, t, len);
+    }
+    if (NULL == a->origin) {
+        return OMPI_SUCCESS; /* NO_OP */
+    }
+    if (NULL != a->compare) {
+        if (0 == memcmp(t, a->compare + rel, len)) {
+            memcpy(t, a->origin + rel, len);
+        }
+    } else if (acc_is_replace(a->op)) {
+        memcpy(t, a->origin + rel, len);
+    } else if (NULL != w->loop) {
+        w->loop(t, a->origin + rel, len / w->size);
+    } else {
+        ompi_op_reduce(a->op, (void *) (a->origin + rel), t, len / w->size, a->basic);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int acc_apply_plain(acc_walk_t *w)
+{
+    const ompi_osc_newrma_acc_apply_t *a = w->a;
+    int ret;
+
+    if (NULL != a->origin && NULL == a->compare) {
+        w->loop = acc_loop(a->op, a->basic, w->size);
+    }
+    acc_lock(a->lock);
+    ret = ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
+                                                      (uint64_t) (uintptr_t) a->base, a->offset,
+                                                      a->len, acc_segment_plain, (void *) w);
+    acc_unlock(a->lock);
+    return ret;
+}
+
+int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
+{
+    acc_walk_t w = {a, 0, OMPI_OSC_NEWRMA_ACC_FAST_NONE, NULL};
+
+    ompi_datatype_type_size(a->basic, &w.size);
+    if (0 == a->len) {
+        return OMPI_SUCCESS;
+    }
+    if (a->plain && acc_lock_free(a->basic)) {
+        return acc_apply_plain(&w);
+    }
+    if (!acc_lock_free(a->basic)) {
+        return acc_apply_locked(a, w.size);
+    }
+    if (NULL != a->origin && NULL == a->compare) {
+        w.fast = ompi_osc_newrma_acc_fast(a->op, a->basic);
+    }
+    return ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
+                                                       (uint64_t) (uintptr_t) a->base, a->offset,
+                                                       a->len, acc_segment_atomic, &w);
+}

@@ -1,0 +1,119 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: the accumulate family's reductions on memory, and the
+ * atomicity rule for the accumulate family (ACCUMULATE, GET_ACCUMULATE,
+ * FETCH_AND_OP, COMPARE_AND_SWAP and their request-based forms).
+ *
+ * Atomicity is per basic element, between all accumulate-class operations
+ * on a location, whichever path they take.  The rule is chosen per window,
+ * the same on every rank (ompi_osc_newrma_acc_plain):
+ *
+ * Plain windows: every window unless osc_newrma_acc_atomics is set (an MCA
+ * variable, so alike on every rank), and windows whose ranks are all on
+ * this node and reach each other's memory with loads and stores.  No UCX
+ * atomic reaches the memory, so every accumulate-class call (single-element
+ * FETCH_AND_OP and COMPARE_AND_SWAP included) runs under the target's
+ * accumulate lock with plain loads and stores: a memcpy for REPLACE and
+ * NO_OP, vectorized loops or Open MPI's reduction for the others.
+ * Node-local origins take the lock in the shared segment, the target's
+ * agent takes it for packets, and remote origins send everything as ACC
+ * packets (many in one message; large ones pipelined at memory speed).
+ *
+ * Atomic windows (osc_newrma_acc_atomics, with a peer reached through UCX,
+ * whose atomics do not take our lock; UCX_ATOMIC_MODE is then cpu):
+ *  - elements of 1, 2, 4 or 8 bytes are updated with CPU atomics (fetch-add,
+ *    fetch-and/or/xor, exchange, or a compare-exchange loop around the
+ *    reduction for everything else, floating point included), by
+ *    node-local origins directly and by the target's agent for packets;
+ *  - other elements (long double, complex, pair types with padding) are
+ *    updated under the target's accumulate lock, a word in the target's
+ *    lock-word cache line (per target, not per window);
+ *  - one 4- or 8-byte integer element whose op maps onto a UCX atomic
+ *    (SUM, BAND, BOR, BXOR, REPLACE, NO_OP, CAS) travels as
+ *    ucp_atomic_op_nbx; everything else as ACC packets.
+ *
+ * ACC packets carry at most ACC_CHUNK bytes of operands, and at most what
+ * one aggregated message holds; the target's agent applies them as they
+ * arrive (pipelined: a large accumulate is never buffered whole).
+ *
+ * Ordering (accumulate_ordering other than "none"): ACC packets of one
+ * origin are applied in the order sent; a switch between the atomic and
+ * the packet channel to one target waits (ucp_worker_fence for atomics
+ * followed by packets, drained packets before atomics).
+ */
+#ifndef OMPI_OSC_NEWRMA_BASE_ACC_H
+#define OMPI_OSC_NEWRMA_BASE_ACC_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_datatype_t;
+struct ompi_op_t;
+
+/**
+ * Check an accumulate-class call: @p op must be predefined, and the origin,
+ * target and result datatypes must all be built from one predefined type
+ * on which @p op is defined.  NULL datatypes are not checked.
+ * @return OMPI_SUCCESS with *@p basic_p set, MPI_ERR_OP or MPI_ERR_TYPE.
+ */
+int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                              struct ompi_datatype_t *origin_dt, struct ompi_datatype_t *target_dt,
+                              struct ompi_datatype_t *result_dt, struct ompi_datatype_t **basic_p);
+
+/** True for MPI_NO_OP (no origin data travels). */
+bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op);
+
+/** One application of an accumulate to target memory. */
+typedef struct {
+    /** target memory: @p target_count elements of @p target_dt at @p base */
+    char *base;
+    struct ompi_datatype_t *target_dt;
+    int target_count;
+    /** the part of the packed data stream applied by this call */
+    size_t offset;
+    size_t len;
+    /** packed operands of that part; NULL for MPI_NO_OP */
+    const char *origin;
+    /** COMPARE_AND_SWAP: the packed compare value, else NULL */
+    const char *compare;
+    /** packed old values are stored here when not NULL */
+    char *result;
+    struct ompi_datatype_t *basic;
+    struct ompi_op_t *op;
+    /** the target's accumulate lock */
+    volatile int32_t *lock;
+    /** the window's atomicity rule (ompi_osc_newrma_acc_plain):
+     * the whole access under @p lock with plain loads, stores and the
+     * (vectorized) reduction, instead of CPU atomics per element */
+    bool plain;
+} ompi_osc_newrma_acc_apply_t;
+
+/** Apply, atomically per element. */
+int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
+
+/** True for the integer types (C and Fortran, every width). */
+bool ompi_osc_newrma_acc_integer(struct ompi_datatype_t *basic);
+
+/** Ops a single CPU (or UCX) atomic performs on an integer element. */
+typedef enum {
+    OMPI_OSC_NEWRMA_ACC_FAST_NONE = 0, /* compare-exchange loop around the reduction */
+    OMPI_OSC_NEWRMA_ACC_FAST_REPLACE,
+    OMPI_OSC_NEWRMA_ACC_FAST_ADD,
+    OMPI_OSC_NEWRMA_ACC_FAST_AND,
+    OMPI_OSC_NEWRMA_ACC_FAST_OR,
+    OMPI_OSC_NEWRMA_ACC_FAST_XOR
+} ompi_osc_newrma_acc_fast_t;
+
+/** Which single atomic performs @p op on elements of @p basic. */
+ompi_osc_newrma_acc_fast_t ompi_osc_newrma_acc_fast(struct ompi_op_t *op,
+                                                    struct ompi_datatype_t *basic);
+
+#endif /* OMPI_OSC_NEWRMA_BASE_ACC_H */

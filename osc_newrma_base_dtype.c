@@ -1,0 +1,162 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: datatype handling (see osc_newrma_base_dtype.h).
+ */
+#include "ompi_config.h"
+
+#include <sys/uio.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "opal/datatype/opal_convertor.h"
+
+#include "osc_newrma_base_dtype.h"
+
+#define OSC_NEWRMA_IOV_BATCH 64
+
+void ompi_osc_newrma_dtype_span(struct ompi_datatype_t *dt, int count, ptrdiff_t *lo_p,
+                                ptrdiff_t *hi_p)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent, last;
+
+    if (count <= 0 || 0 == ompi_osc_newrma_dtype_bytes(dt, 1)) {
+        *lo_p = *hi_p = 0;
+        return;
+    }
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    last = (ptrdiff_t) (count - 1) * extent;
+    *lo_p = true_lb + (last < 0 ? last : 0);
+    *hi_p = true_lb + true_extent + (last > 0 ? last : 0);
+}
+
+int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count, uint64_t base,
+                                          ompi_osc_newrma_segment_fn_t fn, void *ctx)
+{
+    struct iovec iov[OSC_NEWRMA_IOV_BATCH];
+    opal_convertor_t conv;
+    size_t offset = 0, length;
+    uint32_t iov_count;
+    int done = 0, ret;
+
+    OBJ_CONSTRUCT(&conv, opal_convertor_t);
+    ret = opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count,
+                                                   (void *) (uintptr_t) base, 0, &conv);
+    while (OPAL_SUCCESS == ret && !done) {
+        iov_count = OSC_NEWRMA_IOV_BATCH;
+        done = opal_convertor_raw(&conv, iov, &iov_count, &length);
+        for (uint32_t i = 0; i < iov_count && OMPI_SUCCESS == ret; ++i) {
+            if (0 == iov[i].iov_len) {
+                continue;
+            }
+            ret = fn((uint64_t) (uintptr_t) iov[i].iov_base, iov[i].iov_len, offset, ctx);
+            offset += iov[i].iov_len;
+        }
+    }
+    OBJ_DESTRUCT(&conv);
+    return ret;
+}
+
+/* A convertor over @p count elements of @p dt at @p buf, positioned at
+ * stream byte @p offset. */
+static int dtype_convertor_at(opal_convertor_t *conv, bool send, struct ompi_datatype_t *dt,
+                              int count, const void *buf, size_t offset)
+{
+    size_t position = offset;
+    int ret;
+
+    OBJ_CONSTRUCT(conv, opal_convertor_t);
+    ret = send ? opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super,
+                                                          count, buf, 0, conv)
+               : opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super,
+                                                          count, buf, 0, conv);
+    if (OPAL_SUCCESS == ret && 0 != offset) {
+        ret = opal_convertor_set_position(conv, &position);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                                  size_t offset, size_t len)
+{
+    struct iovec iov = {.iov_base = dst, .iov_len = len};
+    uint32_t iov_count = 1;
+    size_t max_data = len;
+    opal_convertor_t conv;
+    int ret = dtype_convertor_at(&conv, true, dt, count, src, offset);
+
+    if (OPAL_SUCCESS == ret && opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0) {
+        ret = OMPI_ERROR;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != len) ? OMPI_ERROR : ret;
+}
+
+int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
+                                    const void *src, size_t len)
+{
+    struct iovec iov = {.iov_base = (void *) src, .iov_len = len};
+    uint32_t iov_count = 1;
+    size_t max_data = len;
+    opal_convertor_t conv;
+    int ret = dtype_convertor_at(&conv, false, dt, count, dst, offset);
+
+    if (OPAL_SUCCESS == ret && opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0) {
+        ret = OMPI_ERROR;
+    }
+    OBJ_DESTRUCT(&conv);
+    return (OMPI_SUCCESS == ret && max_data != len) ? OMPI_ERROR : ret;
+}
+
+typedef struct {
+    size_t lo, hi;
+    ompi_osc_newrma_segment_fn_t fn;
+    void *ctx;
+} segment_range_t;
+
+/* Clip a segment to the range; stop the walk once past it. */
+static int segment_clip(uint64_t addr, size_t len, size_t offset, void *ctx)
+{
+    segment_range_t *r = ctx;
+    size_t lo = offset > r->lo ? offset : r->lo;
+    size_t hi = offset + len < r->hi ? offset + len : r->hi;
+
+    if (offset >= r->hi) {
+        return OMPI_EXISTS;
+    }
+    if (lo >= hi) {
+        return OMPI_SUCCESS;
+    }
+    return r->fn(addr + (lo - offset), hi - lo, lo, r->ctx);
+}
+
+int ompi_osc_newrma_dtype_foreach_segment_range(struct ompi_datatype_t *dt, int count,
+                                                uint64_t base, size_t offset, size_t len,
+                                                ompi_osc_newrma_segment_fn_t fn, void *ctx)
+{
+    segment_range_t r = {offset, offset + len, fn, ctx};
+    int ret = ompi_osc_newrma_dtype_foreach_segment(dt, count, base, segment_clip, &r);
+
+    return OMPI_EXISTS == ret ? OMPI_SUCCESS : ret;
+}
+
+int ompi_osc_newrma_dtype_pack(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
+                               size_t bytes)
+{
+    return ompi_osc_newrma_dtype_pack_at(dst, src, dt, count, 0, bytes);
+}
+
+int ompi_osc_newrma_dtype_unpack(void *dst, struct ompi_datatype_t *dt, int count, const void *src,
+                                 size_t bytes)
+{
+    return ompi_osc_newrma_dtype_unpack_at(dst, dt, count, 0, src, bytes);
+}
+
+void ompi_osc_newrma_dtype_release(struct ompi_datatype_t *dt)
+{
+    if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
+        OBJ_RELEASE(dt);
+    }
+}

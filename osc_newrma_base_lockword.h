@@ -1,0 +1,53 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: the lock word, a FIFO-fair ticket reader-writer lock.
+ *
+ * A requester draws a ticket, and tickets are served in order, so a waiting
+ * exclusive request is never overtaken by later shared ones.  The word knows
+ * nothing of windows or messages: in the shared segment node-local origins
+ * take a peer's word with CPU atomics; the target's agent takes its own for
+ * origins that send LOCK packets (osc_newrma_target_lock.h).
+ */
+#ifndef OMPI_OSC_NEWRMA_BASE_LOCKWORD_H
+#define OMPI_OSC_NEWRMA_BASE_LOCKWORD_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** One process's lock word; a cache line of its own in the shared segment. */
+typedef struct {
+    /** next ticket to hand out */
+    volatile int32_t users;
+    /** shared requests up to this ticket may enter */
+    volatile int32_t read;
+    /** tickets before this one have released the lock */
+    volatile int32_t write;
+    /** tickets drawn by the owner's agent for remote origins, not yet served;
+     * an origin releasing directly then wakes the agent with a packet */
+    volatile int32_t agent_waiting;
+    /** the accumulate lock: taken, by anyone applying accumulates to this
+     * process's memory, only for elements CPU atomics cannot update */
+    volatile int32_t acc_lock;
+    char pad[44];
+} ompi_osc_newrma_lockword_t;
+
+/** Draw a ticket. */
+int32_t ompi_osc_newrma_lockword_ticket(ompi_osc_newrma_lockword_t *word);
+
+/** True when @p ticket of a @p lock_type request is served (the lock is
+ * then held; call once per ticket until it returns true). */
+bool ompi_osc_newrma_lockword_try_enter(ompi_osc_newrma_lockword_t *word, int lock_type,
+                                         int32_t ticket);
+
+/** Release a held lock of @p lock_type. */
+void ompi_osc_newrma_lockword_release(ompi_osc_newrma_lockword_t *word, int lock_type);
+
+/** True when nobody holds or waits for the lock (window free). */
+bool ompi_osc_newrma_lockword_idle(ompi_osc_newrma_lockword_t *word);
+
+#endif /* OMPI_OSC_NEWRMA_BASE_LOCKWORD_H */

@@ -1,0 +1,62 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: PROGRESS_WAIT and the other services the progress engine
+ * lends the layers below it (see osc_newrma_base_wait.h).
+ */
+#include "ompi_config.h"
+
+#include "opal/runtime/opal_progress.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_base_wait.h"
+
+/* set once, before any window exists, and only read afterwards */
+static ompi_osc_newrma_engine_t wait_engine;
+
+void ompi_osc_newrma_wait_register(const ompi_osc_newrma_engine_t *engine)
+{
+    wait_engine = *engine;
+}
+
+int ompi_osc_newrma_win_progress(ompi_osc_newrma_module_t *module)
+{
+    return wait_engine.win_progress(module);
+}
+
+int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, int max)
+{
+    return wait_engine.issue_target(module, target, max);
+}
+
+int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource)
+{
+    return wait_engine.reclaim(module, resource);
+}
+
+int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
+                                  void *arg)
+{
+    int ret;
+
+    for (;;) {
+        ret = wait_engine.win_progress(module);
+        if (ret < 0) {
+            return ret;
+        }
+        if (cond(module, arg)) {
+            return OMPI_SUCCESS;
+        }
+        ompi_osc_newrma_module_unlock(module);
+        opal_progress();
+        ompi_osc_newrma_module_lock(module);
+    }
+}
+
+void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
+{
+    wait_engine.agent_turn(module);
+}

@@ -1,0 +1,76 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: waiting (the design's PROGRESS_WAIT) as a service every layer
+ * may use without calling up.  The progress engine above
+ * (osc_newrma_progress.c) registers, once at component init, what makes a
+ * window's RMA progress, what gives the target's agent a turn, what issues
+ * one target's operations and what frees an element when the pools are
+ * empty, as the transport delivers packets to the handler the packet layer
+ * registers.
+ */
+#ifndef OMPI_OSC_NEWRMA_BASE_WAIT_H
+#define OMPI_OSC_NEWRMA_BASE_WAIT_H
+
+#include "osc_newrma_base_types.h"
+
+/** Condition polled by PROGRESS_WAIT (window lock held). */
+typedef bool (*ompi_osc_newrma_cond_fn_t)(ompi_osc_newrma_module_t *module, void *arg);
+
+/** MAKE_RMA_PROGRESS_WIN: operations issued and retired, >= 0, or an error. */
+typedef int (*ompi_osc_newrma_win_progress_fn_t)(ompi_osc_newrma_module_t *module);
+
+/** A turn of the target's agent for a process that polls @p module. */
+typedef void (*ompi_osc_newrma_agent_turn_fn_t)(ompi_osc_newrma_module_t *module);
+
+/** ISSUE_OPS_TARGET: up to @p max ops of @p target (max < 0: all); the
+ * number issued, or an error. */
+typedef int (*ompi_osc_newrma_issue_target_fn_t)(ompi_osc_newrma_module_t *module,
+                                                 ompi_osc_newrma_target_t *target, int max);
+
+/** CLEANUP_WIN_AGGRESSIVE: block until an element of @p resource is free. */
+typedef int (*ompi_osc_newrma_reclaim_fn_t)(ompi_osc_newrma_module_t *module,
+                                            ompi_osc_newrma_resource_t resource);
+
+/** What the progress engine lends the layers below it. */
+typedef struct {
+    ompi_osc_newrma_win_progress_fn_t win_progress;
+    ompi_osc_newrma_agent_turn_fn_t agent_turn;
+    ompi_osc_newrma_issue_target_fn_t issue_target;
+    ompi_osc_newrma_reclaim_fn_t reclaim;
+} ompi_osc_newrma_engine_t;
+
+/** The progress engine's functions (component init, before any window). */
+void ompi_osc_newrma_wait_register(const ompi_osc_newrma_engine_t *engine);
+
+/** MAKE_RMA_PROGRESS_WIN through the registered engine (window lock held). */
+int ompi_osc_newrma_win_progress(ompi_osc_newrma_module_t *module);
+
+/** ISSUE_OPS_TARGET through the registered engine (window lock held): an
+ * operation just queued goes out at once when its epoch allows. */
+int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target, int max);
+
+/** CLEANUP_WIN_AGGRESSIVE through the registered engine (window lock held). */
+int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource);
+
+/**
+ * PROGRESS_WAIT: make progress until @p cond holds.  The window lock is
+ * released while Open MPI's progress (and so the agent) runs.
+ */
+int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
+                                  void *arg);
+
+/**
+ * A direct flush, unlock or MPI_Win_sync completes without waiting, so a
+ * process spinning on them (a CAS mutex in its own window) would never
+ * serve the packets and UCX atomics other origins send it: give the
+ * target's agent a turn (the engine gives it when packets wait in the
+ * inbox, and otherwise on every OMPI_OSC_NEWRMA_AGENT_TURN_EVERY-th call).
+ */
+#define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
+void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);
+
+#endif /* OMPI_OSC_NEWRMA_BASE_WAIT_H */

@@ -1,0 +1,261 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: accumulates issued by the origin over UCX (see
+ * osc_newrma_origin_acc.h).
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_dtype.h"
+#include "osc_newrma_origin_acc.h"
+#include "osc_newrma_transport_ucx.h"
+
+size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
+                                 struct ompi_datatype_t *basic, size_t desc_len)
+{
+    size_t size, chunk = OMPI_OSC_NEWRMA_ACC_CHUNK, fits;
+
+    ompi_datatype_type_size(basic, &size);
+    /* a chunk with its layout description, and a fetching one's reply, each
+     * fill at most one aggregated message: a larger one goes alone, and over
+     * UCX's TCP transport one above its receive segment is several times
+     * slower */
+    fits = ompi_osc_newrma_pkt_chunk_max(module);
+    if (module->config.aggregate_bytes > 0 && fits > desc_len && fits - desc_len < chunk) {
+        chunk = fits - desc_len;
+    }
+    return chunk >= size ? chunk / size * size : size;
+}
+
+int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
+{
+    if (NULL != op->result_stream) {
+        return OMPI_SUCCESS;
+    }
+    op->result_stream =
+        op->bytes <= sizeof(op->result_inline) ? op->result_inline : malloc(op->bytes);
+    return NULL == op->result_stream ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/* ---- origin side over UCX ---- */
+
+/* The UCX atomic for one 4- or 8-byte integer element, or -1. */
+static int acc_ucx_opcode(ompi_osc_newrma_op_t *op)
+{
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        return UCP_ATOMIC_OP_CSWAP;
+    }
+    if (ompi_osc_newrma_acc_is_no_op(op->acc_op)) {
+        return UCP_ATOMIC_OP_OR; /* fetch-or 0: an atomic read */
+    }
+    switch (ompi_osc_newrma_acc_fast(op->acc_op, op->acc_basic)) {
+        case OMPI_OSC_NEWRMA_ACC_FAST_REPLACE:
+            return UCP_ATOMIC_OP_SWAP;
+        case OMPI_OSC_NEWRMA_ACC_FAST_ADD:
+            return UCP_ATOMIC_OP_ADD;
+        case OMPI_OSC_NEWRMA_ACC_FAST_AND:
+            return UCP_ATOMIC_OP_AND;
+        case OMPI_OSC_NEWRMA_ACC_FAST_OR:
+            return UCP_ATOMIC_OP_OR;
+        case OMPI_OSC_NEWRMA_ACC_FAST_XOR:
+            return UCP_ATOMIC_OP_XOR;
+        default:
+            return -1;
+    }
+}
+
+/* One element, contiguous on both sides, integer of 4 or 8 bytes, aligned. */
+static int acc_atomic_opcode(ompi_osc_newrma_op_t *op, uint64_t *raddr_p)
+{
+    ptrdiff_t toff;
+    size_t size;
+
+    ompi_datatype_type_size(op->acc_basic, &size);
+    if (op->bytes != size || (4 != size && 8 != size) ||
+        (OMPI_OSC_NEWRMA_OP_CAS != op->kind && !ompi_osc_newrma_acc_integer(op->acc_basic)) ||
+        !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
+        return -1;
+    }
+    *raddr_p = op->target_addr + (uint64_t) toff;
+    if (0 != *raddr_p % size) {
+        return -1;
+    }
+    return acc_ucx_opcode(op);
+}
+
+static int acc_issue_atomic(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op, int opcode,
+                            uint64_t raddr, const char *stream)
+{
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind) || UCP_ATOMIC_OP_SWAP == opcode;
+    int ret;
+
+    /* the operand must outlive the request: keep it in the op element */
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        memcpy(op->operand, op->compare, op->bytes);
+    } else if (NULL != stream) {
+        memcpy(op->operand, stream, op->bytes);
+    } else {
+        memset(op->operand, 0, op->bytes);
+    }
+    if (fetch) {
+        ret = ompi_osc_newrma_acc_result_stream(op);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+            memcpy(op->result_stream, stream, op->bytes); /* CSWAP: the new value */
+        }
+    }
+    target->needs_rma_done = true; /* remote completion: the endpoint flush */
+    return ompi_osc_newrma_ucx_atomic(op, op->ep, (ucp_atomic_op_t) opcode, op->operand, op->bytes,
+                                      fetch ? op->result_stream : NULL, raddr, op->rkey);
+}
+
+void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op)
+{
+    hdr->kind = (uint8_t) op->kind;
+    hdr->acc_op = (uint16_t) (NULL != op->acc_op ? op->acc_op->o_f_to_c_index : 0);
+    hdr->acc_dt = (uint16_t) op->acc_basic->d_f_to_c_index;
+    hdr->tag2 = (uint64_t) (uintptr_t) op;
+    if (ompi_osc_newrma_op_kind_fetches(op->kind)) {
+        hdr->flags |= OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    }
+}
+
+/* One ACC packet.  Operands beyond aggregate_threshold go straight from the
+ * origin's stream (the op completes when UCX has sent them), as large PUTs
+ * do: copying them into the aggregated message cost more than sending it
+ * (fresh pages for every message). */
+static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                          ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                          const void *desc, size_t desc_len, const char *data, size_t data_len)
+{
+    int ret;
+
+    if (NULL != data && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
+        op->bytes > module->config.aggregate_threshold) {
+        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data, data_len);
+    }
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, data, data_len);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
+/* ACC packets: the target layout's description, then the operands of one
+ * chunk (and, for CAS, the compare value). */
+static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op, const char *stream)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
+    size_t chunk = ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
+    const void *desc;
+    int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
+
+    if (OMPI_SUCCESS == ret && fetch) {
+        ret = ompi_osc_newrma_acc_result_stream(op);
+    }
+    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
+        memcpy(cas, stream, op->bytes);
+        memcpy(cas + op->bytes, op->compare, op->bytes);
+        stream = cas;
+    }
+    hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
+    hdr.addr = op->target_addr;
+    hdr.count = (uint32_t) op->target_count;
+    hdr.desc_len = (uint32_t) desc_len;
+    ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+        size_t data_len = NULL == stream ? 0 : OMPI_OSC_NEWRMA_OP_CAS == op->kind ? 2 * len : len;
+        hdr.tag = offset;
+        hdr.len = len;
+        if (fetch) {
+            opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
+        }
+        ret = acc_send_chunk(module, target, op, &hdr, desc, desc_len,
+                             NULL == stream ? NULL : stream + offset, data_len);
+        if (OMPI_SUCCESS != ret && fetch) {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d as packets", op->bytes,
+                       target->rank);
+    return ret;
+}
+
+int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_op_t *op, const char *stream)
+{
+    bool ordered = module->config.acc_ordered;
+    bool acked = 0 == *ompi_osc_newrma_ack_counter(module, target);
+    uint64_t raddr = 0;
+    /* the plain rule: a UCX atomic would not take the target's lock */
+    int opcode = ompi_osc_newrma_acc_plain(module) ? -1 : acc_atomic_opcode(op, &raddr), ret;
+
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
+        /* a fresh element, but an earlier one for this target may still
+         * have accumulates in flight on either channel: order after both */
+        ret = ompi_osc_newrma_ucx_fence();
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    }
+    /* packets are applied later by the target's agent: atomics must not
+     * overtake them, so the packet channel stays until it has drained */
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM == target->acc_channel && 0 == target->am_sent &&
+        acked) {
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE;
+    }
+    if (opcode >= 0 && !(ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM == target->acc_channel)) {
+        if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC == target->acc_channel) {
+            ret = ompi_osc_newrma_ucx_fence(); /* atomic after atomic, in order */
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+        }
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC;
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC,
+                                op->bytes);
+        return acc_issue_atomic(target, op, opcode, raddr, stream);
+    }
+    if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_ATOMIC == target->acc_channel) {
+        ret = ompi_osc_newrma_ucx_fence(); /* atomics complete before the packets */
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
+    return acc_issue_packets(module, target, op, stream);
+}
+
+/* Origin side: ACC_REPLY with old values of a fetching accumulate. */
+static void acc_handle_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    (void) module;
+    ompi_osc_newrma_pkt_deliver_reply(op, op->result_stream, pkt);
+}
+
+void ompi_osc_newrma_acc_register_reply_handler(void)
+{
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC_REPLY, acc_handle_reply);
+}

@@ -1,0 +1,49 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: accumulates as the origin issues them over UCX: one UCX
+ * atomic, or ACC packets pipelined chunk by chunk (osc_newrma_base_acc.h
+ * says which, per window).
+ */
+#ifndef OMPI_OSC_NEWRMA_ORIGIN_ACC_H
+#define OMPI_OSC_NEWRMA_ORIGIN_ACC_H
+
+#include "ompi_config.h"
+
+#include <stddef.h>
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_datatype_t;
+struct ompi_op_t;
+struct ompi_osc_newrma_pkt_hdr_t;
+
+/** Pipeline chunk of ACC packets (rounded down to whole elements), at most
+ * what one aggregated message holds. */
+#define OMPI_OSC_NEWRMA_ACC_CHUNK (64 * 1024)
+
+/** Bytes per pipeline chunk for elements of @p basic whose packets carry a
+ * layout description of @p desc_len bytes. */
+size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
+                                 struct ompi_datatype_t *basic, size_t desc_len);
+
+/** Staging buffer for the fetched old values of @p op (allocated once). */
+int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op);
+
+/**
+ * Issue the accumulate @p op to @p target over UCX (window lock held);
+ * @p stream holds the packed operands (NULL for NO_OP).
+ */
+int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_op_t *op, const char *stream);
+
+/** Fill the accumulate fields of a packet header for @p op. */
+void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op);
+
+/** Register the ACC_REPLY handler (old values of a fetching accumulate)
+ * with the packet layer (component init). */
+void ompi_osc_newrma_acc_register_reply_handler(void);
+
+#endif /* OMPI_OSC_NEWRMA_ORIGIN_ACC_H */

@@ -1,0 +1,956 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: passive target synchronization at the origin (design:
+ * "Algorithm For LOCK-UNLOCK", "Algorithm For LOCK_ALL-UNLOCK_ALL",
+ * "Algorithm For FLUSH", "Performance optimizations").
+ *
+ * A target reached with loads and stores (myself, and node-local peers
+ * through the shared segment) is locked synchronously on its lock word.
+ * Any other target gets a target element whose per-target state moves
+ * LOCK_CALLED -> LOCK_ISSUED -> LOCK_GRANTED:
+ *   - LOCK_CALLED sends nothing.  An epoch that stays empty costs no
+ *     message at all; an epoch of one short operation of a basic datatype
+ *     is sent at UNLOCK as LOCK + op + UNLOCK in one packet.
+ *   - Anything else sends the LOCK request (LOCK_ISSUED); operations queue
+ *     until LOCK_GRANTED and then go out as RDMA.
+ *   - Closing sends RMA_DONE + UNLOCK behind the last operation (after the
+ *     endpoint flush that completes RDMA writes) and waits for its one
+ *     acknowledgement.
+ * What this process holds is recorded in its peer entry (lock_type,
+ * lock_granted), so a reclaimed target element is recreated in
+ * LOCK_GRANTED and UNLOCK still knows whether a lock must be released.
+ */
+#include "ompi_config.h"
+
+#include "ompi/datatype/ompi_datatype.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_base_acc.h"
+#include "osc_newrma_origin_acc.h"
+#include "osc_newrma_base_dtype.h"
+#include "osc_newrma_base_element.h"
+#include "osc_newrma_target_lock.h"
+#include "osc_newrma_origin_passive.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_am_lock.h"
+#include "osc_newrma_base_state.h"
+#include "osc_newrma_transport_ucx.h"
+#include "osc_newrma_base_wait.h"
+
+#define component mca_osc_newrma_component
+
+/** Window-protocol LOCK requests in flight at a time (LOCK_ALL fallback). */
+#define OMPI_OSC_NEWRMA_LOCK_ALL_BATCH 16
+
+/* @p rank's entry takes part in a passive epoch (lock held or requested):
+ * it joins the entries that UNLOCK_ALL releases. */
+static void passive_peer_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+
+    if (0 == peer->lock_type) {
+        opal_list_append(&module->locked_peers, &peer->locked_item);
+    }
+    peer->lock_type = lock_type;
+}
+
+static int passive_peer_rank(ompi_osc_newrma_module_t *module, opal_list_item_t *item)
+{
+    return (int) ((ompi_osc_newrma_peer_t *) ((char *) item -
+                                              offsetof(ompi_osc_newrma_peer_t, locked_item)) -
+                  module->peers);
+}
+
+static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
+{
+    return module->peers[rank].lock_nocheck ||
+           (module->lock_all_nocheck && OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state);
+}
+
+bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
+{
+    ptrdiff_t ooff, toff;
+
+    /* one contiguous block on both sides (predefined pair types are not) */
+    return NULL == op->request && op->bytes <= module->config.single_op_threshold &&
+           (NULL == op->origin_dt || /* MPI_NO_OP: no origin data */
+            (ompi_datatype_is_predefined(op->origin_dt) &&
+             ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff))) &&
+           ompi_datatype_is_predefined(op->target_dt) &&
+           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff) && 0 == toff;
+}
+
+static int passive_send_lock(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    int ret = ompi_osc_newrma_pkt_lock(module, target->rank, target->lock_type, target);
+
+    if (OMPI_SUCCESS == ret) {
+        target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
+        target->lock_wanted = false;
+        if (OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
+            target->lock_counted = true;
+            module->lock_requests++;
+        }
+    }
+    return ret;
+}
+
+/* The LOCK_CALLED element locked first (MPI_Win_lock order); *wanted_p
+ * tells whether any LOCK_CALLED element needs its lock. */
+static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *module,
+                                                      bool *wanted_p)
+{
+    ompi_osc_newrma_target_t *target, *first = NULL;
+
+    *wanted_p = false;
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+            continue;
+        }
+        *wanted_p = *wanted_p || target->lock_wanted;
+        if (NULL == first ||
+            module->peers[target->rank].lock_seq < module->peers[first->rank].lock_seq) {
+            first = target;
+        }
+    }
+    return first;
+}
+
+/* Lock epochs request their locks lazily, but one at a time and in the
+ * order MPI_Win_lock was called, as blocking locks would be taken: requests
+ * in parallel could hold two targets in opposite orders at two origins and
+ * deadlock on the targets' fair queues. */
+static int passive_issue_locks(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *first;
+    bool wanted;
+    int ret;
+
+    while (0 == module->lock_requests) {
+        first = passive_first_called(module, &wanted);
+        if (NULL == first || !wanted) {
+            return OMPI_SUCCESS;
+        }
+        ret = passive_send_lock(module, first);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_target_t *target)
+{
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
+        return passive_send_lock(module, target); /* LOCK_ALL: all in parallel */
+    }
+    target->lock_wanted = true;
+    return passive_issue_locks(module);
+}
+
+/* A single op may travel now only if it is next in MPI_Win_lock order. */
+static bool passive_single_may_go(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target)
+{
+    bool wanted;
+
+    return OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state ||
+           (0 == module->lock_requests && target == passive_first_called(module, &wanted));
+}
+
+/* Before blocking on a lock word (myself or a node-local peer), take the
+ * remote locks called earlier, in order. */
+static bool passive_called_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    bool wanted;
+
+    (void) arg;
+    return NULL == passive_first_called(module, &wanted) && 0 == module->lock_requests;
+}
+
+static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+    int ret;
+
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        target->lock_wanted =
+            target->lock_wanted || OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state;
+    }
+    ret = passive_issue_locks(module);
+    return OMPI_SUCCESS != ret ? ret
+                               : ompi_osc_newrma_progress_wait(module, passive_called_done, NULL);
+}
+
+void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_op_t *op;
+
+    if (OMPI_OSC_NEWRMA_LOCK_ISSUED != target->lock_state ||
+        OMPI_OSC_NEWRMA_LOCK_REPLY_NONE == target->lock_reply) {
+        return;
+    }
+    opal_atomic_rmb();
+    if (OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND == target->lock_reply) {
+        /* the single op's data was not kept while it waited: the lock is
+         * ours now, send the operation again the ordinary way */
+        op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
+        op->issued = false;
+        op->outstanding = 0;
+        target->next_op_to_issue = op;
+        target->unlock_sent = false;
+        opal_atomic_add_fetch_32(&target->ack_counter, -1);
+    }
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    target->lock_state = OMPI_OSC_NEWRMA_LOCK_GRANTED;
+    module->peers[target->rank].lock_granted = true;
+    if (target->lock_counted) {
+        target->lock_counted = false;
+        module->lock_requests--;
+        if (OMPI_SUCCESS != passive_issue_locks(module)) {
+            opal_output(0, "osc/newrma: cannot request the next lock");
+        }
+    }
+}
+
+/* The RMA_DONE + UNLOCK step of ISSUE_OPS_TARGET, once every op is out. */
+int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[target->rank];
+    int ret;
+
+    if (target->unlock_sent) {
+        return OMPI_SUCCESS;
+    }
+    if (target->needs_rma_done) {
+        /* RDMA writes must be complete at the target before it releases */
+        target->needs_rma_done = false;
+        ret = ompi_osc_newrma_ucx_rma_done(peer->ep, &target->flush_pending);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    if (target->flush_pending > 0 || (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
+        return OMPI_SUCCESS; /* the next round sends the UNLOCK */
+    }
+    if (passive_nocheck(module, target->rank)) {
+        /* no lock to release: RMA_DONE only where PUT packets need it */
+        ret = target->am_sent > 0
+                  ? ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter)
+                  : OMPI_SUCCESS;
+    } else {
+        ret = ompi_osc_newrma_pkt_unlock(module, target->rank, target->lock_type, target);
+    }
+    if (OMPI_SUCCESS == ret) {
+        target->unlock_sent = true;
+    }
+    return ret;
+}
+
+/* ---- target elements in passive epochs ---- */
+
+static void passive_target_init(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[target->rank];
+
+    target->lock_type = peer->lock_type ? peer->lock_type : MPI_LOCK_SHARED;
+    target->lock_mode = peer->lock_nocheck ? MPI_MODE_NOCHECK : 0;
+    /* recreated after it was reclaimed: the lock was granted before */
+    target->lock_state = (peer->lock_granted || passive_nocheck(module, target->rank))
+                             ? OMPI_OSC_NEWRMA_LOCK_GRANTED
+                             : OMPI_OSC_NEWRMA_LOCK_CALLED;
+}
+
+/* LOCK_ALL_CALLED ran out of target elements: the window protocol.  Lock
+ * every target not locked yet, a bounded number of requests at a time and
+ * without allocating elements, then wait for every grant. */
+static bool lock_all_below_batch(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return module->lock_all_pending < OMPI_OSC_NEWRMA_LOCK_ALL_BATCH;
+}
+
+static bool lock_all_granted(ompi_osc_newrma_module_t *module, void *arg)
+{
+    ompi_osc_newrma_target_t *target;
+
+    (void) arg;
+    if (module->lock_all_pending > 0) {
+        return false;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    int ret;
+
+    passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+    if (NULL != peer->lock) {
+        peer->lock_granted = true;
+        return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
+    }
+    ret = ompi_osc_newrma_progress_wait(module, lock_all_below_batch, NULL);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_add_fetch_32(&module->lock_all_pending, 1);
+    ret = ompi_osc_newrma_pkt_lock(module, rank, MPI_LOCK_SHARED, NULL);
+    if (OMPI_SUCCESS != ret) {
+        opal_atomic_add_fetch_32(&module->lock_all_pending, -1);
+        return ret;
+    }
+    peer->lock_granted = true; /* by the time LOCK_ALL_GRANTED is reached */
+    return OMPI_SUCCESS;
+}
+
+static int lock_all_fallback(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+    int ret;
+
+    OSC_NEWRMA_VERBOSE(20,
+                       "window %u: out of target elements, LOCK_ALL falls back to the window "
+                       "protocol",
+                       module->cid);
+    ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_LOCK_ALL_FALLBACK);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* elements still holding back a single op need their lock now */
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state) {
+            ret = ompi_osc_newrma_passive_issue_lock(module, target);
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+        }
+    }
+    for (int rank = 0; rank < module->comm_size; ++rank) {
+        if (0 == module->peers[rank].lock_type) {
+            ret = lock_all_fallback_peer(module, rank);
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+        }
+    }
+    ret = ompi_osc_newrma_progress_wait(module, lock_all_granted, NULL);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_LOCK_ALL_GRANTED);
+}
+
+int ompi_osc_newrma_passive_target_get(ompi_osc_newrma_module_t *module, int rank,
+                                       ompi_osc_newrma_target_t **target_p)
+{
+    ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_lookup(&module->table, rank);
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    int ret;
+
+    if (NULL != target) {
+        *target_p = target;
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED == module->win_state && 0 == peer->lock_type) {
+        /* per-target protocol: only while elements last, since a freed
+         * element would forget whether its lock was sent */
+        ret = ompi_osc_newrma_target_try_get(module, rank, &target);
+        if (OMPI_ERR_OUT_OF_RESOURCE == ret) {
+            ret = lock_all_fallback(module);
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+            return ompi_osc_newrma_passive_target_get(module, rank, target_p);
+        }
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+    } else {
+        ret = ompi_osc_newrma_target_get(module, rank, &target);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    passive_target_init(module, target);
+    *target_p = target;
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_passive_check_target(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+            return 0 != peer->lock_type ? OMPI_SUCCESS : OMPI_ERR_RMA_SYNC;
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+            /* per-target protocol: a direct target is locked on first use */
+            if (NULL != peer->lock && 0 == peer->lock_type) {
+                passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+                peer->lock_granted = true;
+                return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
+            }
+            return OMPI_SUCCESS;
+        default:
+            return OMPI_SUCCESS;
+    }
+}
+
+int ompi_osc_newrma_passive_op_queued(ompi_osc_newrma_module_t *module,
+                                      ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
+{
+    if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+        return OMPI_SUCCESS;
+    }
+    /* one short op of a basic datatype may still become a single op */
+    if (1 == opal_list_get_size(&target->ops) && ompi_osc_newrma_op_single_eligible(module, op)) {
+        return OMPI_SUCCESS;
+    }
+    return ompi_osc_newrma_passive_issue_lock(module, target);
+}
+
+/* The operands a single-op packet carries: PUT data, accumulate operands
+ * (and CAS compare value); none for GET and NO_OP. */
+static size_t single_payload(ompi_osc_newrma_op_t *op, char *buf, const void **payload_p)
+{
+    ptrdiff_t ooff = 0;
+
+    *payload_p = NULL;
+    if (OMPI_OSC_NEWRMA_OP_GET == op->kind ||
+        (OMPI_OSC_NEWRMA_OP_GACC == op->kind && ompi_osc_newrma_acc_is_no_op(op->acc_op))) {
+        return 0;
+    }
+    (void) ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff);
+    *payload_p = (char *) op->origin_addr + ooff;
+    if (OMPI_OSC_NEWRMA_OP_CAS != op->kind) {
+        return op->bytes;
+    }
+    memcpy(buf, *payload_p, op->bytes);
+    memcpy(buf + op->bytes, op->compare, op->bytes);
+    *payload_p = buf;
+    return 2 * op->bytes;
+}
+
+/* Send @p op, the only operation of @p target's epoch, as LOCK + op +
+ * UNLOCK in one SINGLE packet. */
+static int send_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                       ompi_osc_newrma_op_t *op)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
+    const void *payload;
+    size_t payload_len = single_payload(op, cas, &payload);
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_SINGLE;
+    hdr.flags = MPI_LOCK_EXCLUSIVE == target->lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
+        ret = fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    }
+    hdr.kind = (uint8_t) op->kind;
+    hdr.flags |= fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    hdr.addr = op->target_addr;
+    hdr.len = op->bytes;
+    hdr.tag = (uint64_t) (uintptr_t) target;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    op->issued = true;
+    op->outstanding = 1;
+    OSC_NEWRMA_VERBOSE(30, "single op: LOCK + op %d of %zu bytes + UNLOCK to rank %d in one packet",
+                       (int) op->kind, op->bytes, target->rank);
+    ret = ompi_osc_newrma_pkt_send_counted(module, op->ep, target->rank, &hdr, payload, payload_len,
+                           &target->ack_counter);
+    if (OMPI_SUCCESS != ret) {
+        op->outstanding = 0;
+        op->issued = false;
+    }
+    return ret;
+}
+
+/* ---- closing a target's part of the epoch: FLUSH_LOCAL, FLUSH, UNLOCK ---- */
+
+/* Start closing: decide messages for LOCK_CALLED, set the sync flag. */
+static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                         ompi_osc_newrma_sync_flag_t flag)
+{
+    ompi_osc_newrma_op_t *op;
+    int ret;
+
+    if (target->sync_flag < flag) {
+        target->sync_flag = flag;
+    }
+    switch (target->lock_state) {
+        case OMPI_OSC_NEWRMA_LOCK_CALLED:
+            if (opal_list_is_empty(&target->ops)) {
+                /* empty so far: no lock was ever requested, nothing to send
+                 * (and an UNLOCK closes an empty epoch without a message) */
+                target->unlock_sent = OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag;
+                return OMPI_SUCCESS;
+            }
+            op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
+            if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag && 1 == opal_list_get_size(&target->ops) &&
+                ompi_osc_newrma_op_single_eligible(module, op) &&
+                passive_single_may_go(module, target)) {
+                ret = send_single(module, target, op);
+                if (OMPI_SUCCESS == ret) {
+                    OMPI_OSC_NEWRMA_STAT_ADD(module, SINGLE_OP_EPOCHS, 1);
+                    ompi_osc_newrma_stat_op(&module->stats, op->kind,
+                                            OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
+                    target->next_op_to_issue = NULL;
+                    target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
+                    target->unlock_sent = true;
+                }
+                return ret;
+            }
+            return ompi_osc_newrma_passive_issue_lock(module, target);
+        default:
+            return OMPI_SUCCESS;
+    }
+}
+
+typedef struct {
+    int rank; /* -1: every target element */
+    ompi_osc_newrma_sync_flag_t flag;
+} passive_wait_t;
+
+static bool passive_target_done(ompi_osc_newrma_target_t *target, ompi_osc_newrma_sync_flag_t flag)
+{
+    if (!opal_list_is_empty(&target->ops) || target->ack_counter > 0 || target->flush_pending > 0) {
+        return false;
+    }
+    switch (flag) {
+        case OMPI_OSC_NEWRMA_SYNC_UNLOCK:
+            return target->unlock_sent;
+        case OMPI_OSC_NEWRMA_SYNC_FLUSH:
+            if (!ompi_osc_newrma_target_owes_rma_done(target)) {
+                return true;
+            }
+            /* MPI_THREAD_MULTIPLE: a concurrent flush finished and cleared
+             * the flag while another thread's ops (a GET or PUT packet whose
+             * thread only flushes locally) added to what is owed: ask again */
+            if (target->sync_flag < OMPI_OSC_NEWRMA_SYNC_FLUSH) {
+                target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FLUSH;
+            }
+            return false;
+        default:
+            return true;
+    }
+}
+
+/* Looked up again on every poll: another thread may have released it. */
+static bool passive_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    passive_wait_t *wait = arg;
+    ompi_osc_newrma_target_t *target;
+
+    if (wait->rank >= 0) {
+        target = ompi_osc_newrma_optable_lookup(&module->table, wait->rank);
+        return NULL == target || passive_target_done(target, wait->flag);
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (!passive_target_done(target, wait->flag)) {
+            return false;
+        }
+    }
+    return 0 == module->ack_counter;
+}
+
+static void passive_forget_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+
+    if (0 != peer->lock_type) {
+        opal_list_remove_item(&module->locked_peers, &peer->locked_item);
+    }
+    peer->lock_type = 0;
+    peer->lock_nocheck = false;
+    peer->lock_granted = false;
+}
+
+static void passive_finish_target(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target,
+                                  ompi_osc_newrma_sync_flag_t flag)
+{
+    if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
+        /* its UNLOCK (or single op) released the lock */
+        passive_forget_peer(module, target->rank);
+        ompi_osc_newrma_pkt_target_release(module, target);
+    } else if (target->sync_flag <= flag) {
+        /* lazy release: keep the element and its lock state */
+        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_NONE;
+    }
+}
+
+/* Every element (rank < 0) or @p rank's back to the lazy state, or
+ * released at UNLOCK. */
+static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
+                           ompi_osc_newrma_sync_flag_t flag)
+{
+    ompi_osc_newrma_target_t *target, *next;
+
+    if (rank >= 0) {
+        target = ompi_osc_newrma_optable_lookup(&module->table, rank);
+        if (NULL != target) {
+            passive_finish_target(module, target, flag);
+        }
+        return;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = next) {
+        next = ompi_osc_newrma_optable_next(&module->table, target);
+        passive_finish_target(module, target, flag);
+    }
+}
+
+static int passive_complete_rank(ompi_osc_newrma_module_t *module, int rank,
+                                 ompi_osc_newrma_sync_flag_t flag)
+{
+    ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_lookup(&module->table, rank);
+    passive_wait_t wait = {rank, flag};
+    int ret;
+
+    if (NULL == target) {
+        /* elements are released only when complete: nothing is owed */
+        return OMPI_SUCCESS;
+    }
+    ret = passive_start(module, target, flag);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_progress_wait(module, passive_done, &wait);
+    if (OMPI_SUCCESS == ret) {
+        passive_finish(module, rank, flag);
+    }
+    return ret;
+}
+
+static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
+{
+    passive_wait_t wait = {-1, flag};
+    ompi_osc_newrma_target_t *target;
+    int ret;
+
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        ret = passive_start(module, target, flag);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    ret = ompi_osc_newrma_progress_wait(module, passive_done, &wait);
+    if (OMPI_SUCCESS == ret) {
+        passive_finish(module, -1, flag);
+    }
+    return ret;
+}
+
+/* Release @p rank's lock when no target element is left to carry the
+ * UNLOCK: directly, or with an UNLOCK counted on the window. */
+static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    int ret = OMPI_SUCCESS;
+
+    if (NULL != peer->lock) {
+        if (passive_nocheck(module, rank)) {
+            opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+        } else {
+            /* releasing the word is the MEM_SYNC and the PROC_SYNC */
+            ret = ompi_osc_newrma_lock_direct_release(module, rank, peer->lock_type);
+        }
+    } else if (peer->lock_granted && !passive_nocheck(module, rank) &&
+               NULL == ompi_osc_newrma_optable_lookup(&module->table, rank)) {
+        ret = ompi_osc_newrma_pkt_unlock(module, rank, peer->lock_type, NULL);
+    }
+    return ret;
+}
+
+static bool window_acks_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return 0 == module->ack_counter;
+}
+
+/* ---- MPI_Win_lock / MPI_Win_unlock ---- */
+
+static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank, int mpi_assert)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_target_t *target;
+    int ret;
+
+    if (0 != peer->lock_type) {
+        return OMPI_ERR_RMA_SYNC; /* this target is locked already */
+    }
+    ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_LOCK);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    passive_peer_lock(module, rank, lock_type);
+    peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
+    peer->lock_seq = ++module->lock_seq;
+    module->lock_count++;
+    if (NULL != peer->lock) {
+        /* myself or a node-local peer: take its lock word now */
+        peer->lock_granted = true;
+        if (peer->lock_nocheck) {
+            return OMPI_SUCCESS;
+        }
+        ret = passive_take_earlier_locks(module);
+        return OMPI_SUCCESS != ret ? ret
+                                   : ompi_osc_newrma_lock_direct_acquire(module, rank, lock_type);
+    }
+    return ompi_osc_newrma_passive_target_get(module, rank, &target);
+}
+
+static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    int ret;
+
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state || 0 == peer->lock_type) {
+        return OMPI_ERR_RMA_SYNC;
+    }
+    ret = passive_complete_rank(module, rank, OMPI_OSC_NEWRMA_SYNC_UNLOCK);
+    if (OMPI_SUCCESS == ret) {
+        ret = passive_release_peer(module, rank);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
+    }
+    passive_forget_peer(module, rank);
+    if (0 == --module->lock_count) {
+        module->lock_requests = 0; /* every request was answered */
+        int ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_LAST);
+        ret = OMPI_SUCCESS != ret ? ret : ret2;
+    }
+    return ret;
+}
+
+/* MPI_PROC_NULL makes a passive call a no-op that succeeds (as RMA calls to
+ * it are); Open MPI's bindings refuse it before we are called unless
+ * mpi_param_check is off, and let no other rank outside the group through.
+ * @return true when the call is over, with its result in *@p ret_p. */
+static bool passive_rank_done(ompi_osc_newrma_module_t *module, int rank, int *ret_p)
+{
+    if (MPI_PROC_NULL == rank) {
+        *ret_p = OMPI_SUCCESS;
+        return true;
+    }
+    *ret_p = rank >= 0 && rank < module->comm_size ? OMPI_SUCCESS : MPI_ERR_RANK;
+    return OMPI_SUCCESS != *ret_p;
+}
+
+int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    if (module->config.no_locks) {
+        return OMPI_ERR_RMA_SYNC; /* the window was promised none (info no_locks) */
+    }
+    if (passive_rank_done(module, target, &ret)) {
+        return ret;
+    }
+    ompi_osc_newrma_module_lock(module);
+    ret = lock_locked(module, lock_type, target, mpi_assert);
+    ompi_osc_newrma_module_unlock(module);
+    return ret;
+}
+
+int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    if (passive_rank_done(module, target, &ret)) {
+        return ret;
+    }
+    ompi_osc_newrma_module_lock(module);
+    ret = ompi_osc_newrma_sync_result(module, unlock_locked(module, target));
+    ompi_osc_newrma_module_unlock(module);
+    ompi_osc_newrma_agent_turn(module); /* as for flushes: direct unlocks never wait */
+    return ret;
+}
+
+/* ---- MPI_Win_lock_all / MPI_Win_unlock_all ---- */
+
+int ompi_osc_newrma_lock_all(int mpi_assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    if (module->config.no_locks) {
+        return OMPI_ERR_RMA_SYNC;
+    }
+    ompi_osc_newrma_module_lock(module);
+    /* NOCHECK: no lock is taken, straight to LOCK_ALL_GRANTED */
+    ret = ompi_osc_newrma_win_state_move(module, (mpi_assert & MPI_MODE_NOCHECK)
+                                                     ? OMPI_OSC_NEWRMA_EV_LOCK_ALL_NOCHECK
+                                                     : OMPI_OSC_NEWRMA_EV_LOCK_ALL);
+    if (OMPI_SUCCESS == ret) {
+        module->lock_all_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
+    }
+    ompi_osc_newrma_module_unlock(module);
+    return ret;
+}
+
+static int unlock_all_locked(ompi_osc_newrma_module_t *module)
+{
+    opal_list_item_t *item;
+    int ret, ret2;
+
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            break;
+        default:
+            return OMPI_ERR_RMA_SYNC;
+    }
+    ret = passive_complete_all(module, OMPI_OSC_NEWRMA_SYNC_UNLOCK);
+    if (module->lock_all_nocheck) {
+        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC, for direct targets */
+    }
+    /* targets locked without an element left: the window protocol, direct
+     * targets, and elements reclaimed after LOCK_GRANTED */
+    for (item = opal_list_get_first(&module->locked_peers);
+         OMPI_SUCCESS == ret && item != opal_list_get_end(&module->locked_peers);
+         item = opal_list_get_next(item)) {
+        ret = passive_release_peer(module, passive_peer_rank(module, item));
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
+    }
+    while (!opal_list_is_empty(&module->locked_peers)) {
+        passive_forget_peer(module,
+                            passive_peer_rank(module, opal_list_get_first(&module->locked_peers)));
+    }
+    module->lock_all_nocheck = false;
+    ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_ALL);
+    return OMPI_SUCCESS != ret ? ret : ret2;
+}
+
+int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    ompi_osc_newrma_module_lock(module);
+    ret = ompi_osc_newrma_sync_result(module, unlock_all_locked(module));
+    ompi_osc_newrma_module_unlock(module);
+    return ret;
+}
+
+/* ---- MPI_Win_flush family ---- */
+
+/* FLUSH needs a passive epoch that covers @p rank. */
+static int flush_check(ompi_osc_newrma_module_t *module, int rank)
+{
+    if (!ompi_osc_newrma_win_state_is_passive(module->win_state)) {
+        return OMPI_ERR_RMA_SYNC;
+    }
+    if (rank >= 0 && OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state &&
+        0 == module->peers[rank].lock_type) {
+        return OMPI_ERR_RMA_SYNC;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
+                        ompi_osc_newrma_sync_flag_t flag)
+{
+    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    int ret = flush_check(module, rank);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_mb(); /* MEM_SYNC: direct accesses before later PROC_SYNCs */
+    if (NULL != peer->lock) {
+        return OMPI_SUCCESS;
+    }
+    /* remote completion under every lock type: the target itself may look
+     * (a message from us, then MPI_Win_sync) before UNLOCK */
+    return passive_complete_rank(module, rank, flag);
+}
+
+static int flush_all_locked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
+{
+    int ret = flush_check(module, -1);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_mb();
+    return passive_complete_all(module, flag);
+}
+
+/* The four flush calls: take the window lock, flush one target (rank >= 0)
+ * or all of them. */
+static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
+{
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
+    int ret;
+
+    ompi_osc_newrma_module_lock(module);
+    ret = ompi_osc_newrma_sync_result(module, rank >= 0 ? flush_locked(module, rank, flag)
+                                                        : flush_all_locked(module, flag));
+    ompi_osc_newrma_module_unlock(module);
+    ompi_osc_newrma_agent_turn(module);
+    return ret;
+}
+
+/* One target's flush; MPI_PROC_NULL a no-op. */
+static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
+{
+    int ret;
+
+    return passive_rank_done(ompi_osc_newrma_module(win), rank, &ret) ? ret
+                                                                       : flush_call(win, rank, flag);
+}
+
+int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
+{
+    return flush_one(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+}
+
+int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win)
+{
+    return flush_one(win, target, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
+}
+
+int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
+{
+    return flush_call(win, -1, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+}
+
+int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win)
+{
+    return flush_call(win, -1, OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL);
+}

@@ -1,0 +1,96 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: ACC packets applied by the target's agent (see
+ * osc_newrma_target_acc.h).
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/op/op.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_am_pkt.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_dtype.h"
+#include "osc_newrma_target_acc.h"
+
+/* ---- target side ---- */
+
+static int acc_apply_hdr(ompi_osc_newrma_module_t *module,
+                         const struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_datatype_t *target_dt,
+                         int target_count, const char *data, char *result)
+{
+    ompi_osc_newrma_acc_apply_t a = {0};
+
+    a.basic = PMPI_Type_f2c(hdr->acc_dt);
+    a.op = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? &ompi_mpi_op_replace.op : PMPI_Op_f2c(hdr->acc_op);
+    if (NULL == a.basic || MPI_DATATYPE_NULL == a.basic || NULL == a.op || MPI_OP_NULL == a.op) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    a.base = (char *) (uintptr_t) hdr->addr;
+    a.target_dt = target_dt;
+    a.target_count = target_count;
+    a.offset = hdr->tag;
+    a.len = hdr->len;
+    a.origin = ompi_osc_newrma_acc_is_no_op(a.op) ? NULL : data;
+    a.compare = OMPI_OSC_NEWRMA_OP_CAS == hdr->kind ? data + hdr->len : NULL;
+    a.result = (hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ? result : NULL;
+    a.lock = &module->my_lock->acc_lock;
+    a.plain = ompi_osc_newrma_acc_plain(module);
+    return ompi_osc_newrma_acc_apply(&a);
+}
+
+int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
+                                     const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
+                                     char *result)
+{
+    ompi_osc_newrma_pkt_hdr_t h = *hdr;
+    ompi_datatype_t *basic = PMPI_Type_f2c(hdr->acc_dt);
+    size_t size;
+
+    if (NULL == basic || MPI_DATATYPE_NULL == basic) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ompi_datatype_type_size(basic, &size);
+    h.tag = 0; /* the whole access: offset 0 */
+    return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
+}
+
+/* Target side: an ACC packet (agent). */
+static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    char *result = NULL;
+    int ret = OMPI_ERR_OUT_OF_RESOURCE;
+
+    if (ompi_osc_newrma_pkt_test_fail()) {
+        ret = OMPI_ERROR;
+    } else if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
+        ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
+                            pkt->payload + pkt->hdr.desc_len, result);
+    }
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "cannot apply an accumulate of rank %d: %d", pkt->hdr.src, ret);
+    }
+    if (fetch) {
+        /* answered even when it failed, so the origin is not left waiting */
+        ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, ret,
+                                   OMPI_SUCCESS == ret ? result : NULL);
+    }
+    free(result);
+    ompi_osc_newrma_dtype_release(dt);
+    /* the origin's RMA_DONE or UNLOCK reports the failure */
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
+}
+
+void ompi_osc_newrma_acc_register_handlers(void)
+{
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC, acc_handle);
+}

@@ -1,0 +1,32 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: the target's side of the accumulate family: ACC packets and
+ * single-op accumulates applied by its agent, under the window's atomicity
+ * rule (osc_newrma_base_acc.h).
+ */
+#ifndef OMPI_OSC_NEWRMA_TARGET_ACC_H
+#define OMPI_OSC_NEWRMA_TARGET_ACC_H
+
+#include "ompi_config.h"
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_osc_newrma_pkt_hdr_t;
+
+/**
+ * Target side: apply the accumulate a packet header describes to
+ * @p len bytes of basic elements at hdr->addr (single op), storing the old
+ * values in @p result when it fetches.
+ */
+int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
+                                     const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
+                                     char *result);
+
+/** Register the ACC packet handler with the packet layer
+ * (component init). */
+void ompi_osc_newrma_acc_register_handlers(void);
+
+#endif /* OMPI_OSC_NEWRMA_TARGET_ACC_H */

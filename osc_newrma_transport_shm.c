@@ -1,0 +1,562 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: node-local shared-memory segment (see osc_newrma_transport_shm.h).
+ */
+#include "ompi_config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/rte/rte.h"
+#include "opal/align.h"
+#include "opal/mca/shmem/base/base.h"
+#include "opal/util/sys_limits.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_transport_shm.h"
+
+#define component mca_osc_newrma_component
+
+/* ---- segment cache ----
+ * Creating, attaching, unlinking and unmapping a segment is most of what
+ * window creation and free cost on a node.  A freed window's segment stays
+ * mapped (up to osc_newrma_shm_cache_bytes per process) and the next window
+ * of the same node ranks takes it over when all of them still hold it and it
+ * is large enough: the ranks agree through the allgather that places them,
+ * so the decision is the same everywhere.  component.lock protects the list. */
+
+typedef struct {
+    opal_list_item_t super;
+    opal_shmem_ds_t ds;
+    char *seg_base;
+    size_t bytes;
+    uint64_t id;
+    int node_size;
+    /** the node ranks that share it, in node-rank order */
+    struct ompi_proc_t **procs;
+} shm_cached_t;
+
+static void shm_cached_construct(shm_cached_t *c)
+{
+    c->seg_base = NULL;
+    c->procs = NULL;
+}
+
+static void shm_cached_destruct(shm_cached_t *c)
+{
+    if (NULL != c->seg_base) {
+        opal_shmem_segment_detach(&c->ds);
+    }
+    free(c->procs);
+}
+
+static OBJ_CLASS_INSTANCE(shm_cached_t, opal_list_item_t, shm_cached_construct,
+                          shm_cached_destruct);
+
+/* The descriptor's fixed part and the used part of its path (the type's
+ * last member, so the bytes it really uses are one prefix of it). */
+static size_t shm_ds_len(const opal_shmem_ds_t *ds)
+{
+    return offsetof(opal_shmem_ds_t, seg_name) + strnlen(ds->seg_name, sizeof(ds->seg_name) - 1) +
+           1;
+}
+
+static char *shm_ds_keep(const opal_shmem_ds_t *ds)
+{
+    size_t len = shm_ds_len(ds);
+    char *kept = malloc(len);
+
+    if (NULL != kept) {
+        memcpy(kept, ds, len - 1);
+        kept[len - 1] = '\0';
+    }
+    return kept;
+}
+
+/* The whole descriptor again, for opal_shmem calls. */
+static void shm_ds_expand(const char *kept, opal_shmem_ds_t *ds)
+{
+    memset(ds, 0, sizeof(*ds));
+    memcpy(ds, kept, offsetof(opal_shmem_ds_t, seg_name));
+    strcpy(ds->seg_name, kept + offsetof(opal_shmem_ds_t, seg_name));
+}
+
+static uint64_t shm_new_id(void)
+{
+    static uint32_t seq = 0;
+
+    return ((uint64_t) OMPI_PROC_MY_NAME->vpid << 32) | ++seq;
+}
+
+static bool shm_cached_matches(const shm_cached_t *c, ompi_communicator_t *node_comm)
+{
+    if (c->node_size != ompi_comm_size(node_comm)) {
+        return false;
+    }
+    for (int i = 0; i < c->node_size; ++i) {
+        if (c->procs[i] != ompi_comm_peer_lookup(node_comm, i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The largest cached segment of these node ranks, or NULL. */
+static shm_cached_t *shm_cache_find(ompi_communicator_t *node_comm)
+{
+    shm_cached_t *c, *best = NULL;
+
+    OPAL_LIST_FOREACH(c, &component.shm_cache, shm_cached_t)
+    {
+        if (shm_cached_matches(c, node_comm) && (NULL == best || c->bytes > best->bytes)) {
+            best = c;
+        }
+    }
+    return best;
+}
+
+static void shm_cache_offer(ompi_communicator_t *node_comm, uint64_t *id, uint64_t *bytes)
+{
+    shm_cached_t *c;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    c = shm_cache_find(node_comm);
+    *id = NULL != c ? c->id : 0;
+    *bytes = NULL != c ? c->bytes : 0;
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+}
+
+/* Take the segment every node rank offered over for this window. */
+static int shm_cache_take(ompi_osc_newrma_module_t *module, uint64_t id)
+{
+    shm_cached_t *c;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    c = shm_cache_find(module->shm.node_comm);
+    if (NULL != c && c->id == id) {
+        opal_list_remove_item(&component.shm_cache, &c->super);
+    }
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (NULL == c || c->id != id) {
+        return OMPI_ERR_NOT_FOUND; /* cannot happen: the offer came from here */
+    }
+    module->shm.ds_kept = shm_ds_keep(&c->ds);
+    if (NULL == module->shm.ds_kept) {
+        /* back where it was: the segment stays the cache's */
+        ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+        opal_list_append(&component.shm_cache, &c->super);
+        ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    module->shm.seg_base = c->seg_base;
+    module->shm.seg_bytes = c->bytes;
+    module->shm.seg_id = c->id;
+    module->shm.active = true;
+    c->seg_base = NULL; /* the window owns the mapping now */
+    OBJ_RELEASE(c);
+    OSC_NEWRMA_VERBOSE(10, "window %u reuses shared segment %" PRIx64 " (%zu bytes)", module->cid,
+                       id, module->shm.seg_bytes);
+    return OMPI_SUCCESS;
+}
+
+static size_t shm_cache_size(void)
+{
+    shm_cached_t *c;
+    size_t bytes = 0;
+
+    OPAL_LIST_FOREACH(c, &component.shm_cache, shm_cached_t)
+    {
+        bytes += c->bytes;
+    }
+    return bytes;
+}
+
+/* Keep a freed window's segment, oldest ones out first; false: unmap it. */
+static bool shm_cache_keep(ompi_osc_newrma_module_t *module)
+{
+    shm_cached_t *c;
+
+    if (module->shm.seg_bytes > component.shm_cache_bytes || NULL == module->shm.node_comm) {
+        return false;
+    }
+    c = OBJ_NEW(shm_cached_t);
+    if (NULL == c) {
+        return false;
+    }
+    c->procs = malloc(sizeof(*c->procs) * (size_t) module->shm.node_size);
+    if (NULL == c->procs) {
+        OBJ_RELEASE(c);
+        return false;
+    }
+    for (int i = 0; i < module->shm.node_size; ++i) {
+        c->procs[i] = ompi_comm_peer_lookup(module->shm.node_comm, i);
+    }
+    c->node_size = module->shm.node_size;
+    shm_ds_expand(module->shm.ds_kept, &c->ds);
+    c->seg_base = module->shm.seg_base;
+    c->bytes = module->shm.seg_bytes;
+    c->id = module->shm.seg_id;
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    while (shm_cache_size() + c->bytes > component.shm_cache_bytes) {
+        opal_list_item_t *oldest = opal_list_remove_first(&component.shm_cache);
+        OBJ_RELEASE(oldest);
+    }
+    opal_list_append(&component.shm_cache, &c->super);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return true;
+}
+
+void ompi_osc_newrma_shm_cache_fini(void)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first(&component.shm_cache))) {
+        OBJ_RELEASE(item);
+    }
+}
+
+/* Node rank 0 creates the backing file, everybody attaches; it is unlinked
+ * once creation is complete (ompi_osc_newrma_shm_created). */
+static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
+{
+    ompi_communicator_t *node_comm = module->shm.node_comm;
+    char path[OPAL_PATH_MAX];
+    /* one broadcast tells whether the creation worked and where it is */
+    struct {
+        opal_shmem_ds_t ds;
+        uint64_t id;
+        int ok;
+    } made;
+    int ret = OMPI_SUCCESS;
+
+    memset(&made, 0, sizeof(made));
+    if (0 == ompi_comm_rank(node_comm)) {
+        snprintf(path, sizeof(path), "%s/osc_newrma.%s.%x.%d.%u",
+                 0 == access("/dev/shm", W_OK) ? "/dev/shm" : ompi_process_info.proc_session_dir,
+                 ompi_process_info.nodename, OMPI_PROC_MY_NAME->jobid,
+                 (int) OMPI_PROC_MY_NAME->vpid, module->cid);
+        ret = opal_shmem_segment_create(&made.ds, path, total);
+        if (OPAL_SUCCESS != ret) {
+            opal_output(0, "osc/newrma: cannot create a %zu-byte shared segment at %s", total,
+                        path);
+        }
+        made.ok = (OMPI_SUCCESS == ret);
+        made.id = shm_new_id();
+    }
+    ret = node_comm->c_coll->coll_bcast(&made, sizeof(made), MPI_BYTE, 0, node_comm,
+                                        node_comm->c_coll->coll_bcast_module);
+    if (OMPI_SUCCESS != ret || !made.ok) {
+        if (made.ok && 0 == ompi_comm_rank(node_comm)) {
+            opal_shmem_unlink(&made.ds);
+        }
+        return OMPI_SUCCESS != ret ? ret : OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* attaching fills in the descriptor's address: keep it after */
+    module->shm.seg_base = opal_shmem_segment_attach(&made.ds);
+    module->shm.ds_kept = shm_ds_keep(&made.ds);
+    if (NULL == module->shm.ds_kept) {
+        if (0 == ompi_comm_rank(node_comm)) {
+            opal_shmem_unlink(&made.ds); /* first: detaching clears the name */
+        }
+        if (NULL != module->shm.seg_base) {
+            opal_shmem_segment_detach(&made.ds);
+            module->shm.seg_base = NULL;
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* the creator unlinks the file once everybody is attached */
+    module->shm.linked = 0 == ompi_comm_rank(node_comm);
+    module->shm.seg_id = made.id;
+    module->shm.seg_bytes = total;
+    if (NULL == module->shm.seg_base) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    module->shm.active = true;
+    return OMPI_SUCCESS;
+}
+
+static void shm_unlink_kept(ompi_osc_newrma_module_t *module)
+{
+    opal_shmem_ds_t ds;
+
+    shm_ds_expand(module->shm.ds_kept, &ds);
+    opal_shmem_unlink(&ds);
+    module->shm.linked = false;
+}
+
+void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module)
+{
+    module->shm.complete = module->shm.active;
+    if (module->shm.linked) {
+        shm_unlink_kept(module);
+    }
+}
+
+typedef struct {
+    uint64_t size;
+    /** the cached segment this rank offers (0: none) and its size */
+    uint64_t cache_id;
+    uint64_t cache_bytes;
+    int32_t win_rank;
+    /** this rank's creation failed before the segment (an OMPI error code) */
+    int32_t status;
+    /** MPI_Win_shared_query answers it without asking the rank */
+    int32_t disp_unit;
+    int32_t pad;
+} shm_rank_info_t;
+
+/* The first failure any node rank reported, or OMPI_SUCCESS. */
+static int shm_node_status(const shm_rank_info_t *all, int node_size)
+{
+    for (int i = 0; i < node_size; ++i) {
+        if (OMPI_SUCCESS != all[i].status) {
+            return all[i].status;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Every node rank offered the same cached segment, large enough. */
+static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
+{
+    for (int i = 0; i < node_size; ++i) {
+        if (0 == all[i].cache_id || all[i].cache_id != all[0].cache_id ||
+            all[i].cache_bytes < need) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
+                           int status, void **base_p)
+{
+    ompi_communicator_t *node_comm = module->shm.node_comm;
+    int node_size = ompi_comm_size(node_comm);
+    size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl, stride;
+    ompi_osc_newrma_lockword_t *words;
+    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status, module->disp_unit, 0}, *all;
+    bool reused;
+    int ret;
+
+    all = calloc((size_t) node_size, sizeof(*all));
+    if (NULL == all) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (OMPI_SUCCESS == status) {
+        shm_cache_offer(node_comm, &mine.cache_id, &mine.cache_bytes);
+    }
+    ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
+                                            MPI_BYTE, node_comm,
+                                            node_comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS == ret) {
+        ret = shm_node_status(all, node_size);
+    }
+    if (OMPI_SUCCESS != ret) {
+        goto out;
+    }
+    /* the node's lock words come first, one cache line per rank, then the
+     * barrier's line */
+    stride = OPAL_ALIGN(sizeof(ompi_osc_newrma_shm_pscw_t) +
+                            sizeof(int64_t) * (size_t) ((node_size + 63) / 64),
+                        64, size_t);
+    ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
+                          sizeof(ompi_osc_newrma_shm_barrier_t) + stride * (size_t) node_size,
+                      page, size_t);
+    for (int i = 0; i < node_size; ++i) {
+        total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
+    }
+    total = ctrl + OPAL_ALIGN(total, page, size_t) + page;
+    reused = shm_reuse(all, node_size, total);
+    ret = reused ? shm_cache_take(module, all[0].cache_id) : shm_create_segment(module, total);
+    if (OMPI_SUCCESS != ret) {
+        goto out;
+    }
+    words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
+    module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
+    module->shm.pscw = (char *) (module->shm.barrier + 1);
+    module->shm.pscw_stride = stride;
+    module->shm.node_size = node_size;
+    module->shm.whole = node_size == module->comm_size;
+    offset = ctrl;
+    /* contiguous by default: rank r's memory follows rank r-1's (MPI-3.1 11.2.3) */
+    for (int i = 0; i < node_size; ++i) {
+        ompi_osc_newrma_peer_t *peer = &module->peers[all[i].win_rank];
+        peer->shm_base = module->shm.seg_base + offset;
+        peer->size = all[i].size;
+        peer->disp_unit = all[i].disp_unit;
+        peer->layout_known = true;
+        offset += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
+        /* node-local origins take the lock word with CPU atomics when they
+         * also access the memory directly */
+        if (all[i].win_rank == module->my_rank) {
+            if (reused) {
+                /* nobody reads them before the creation's exchange */
+                memset(&words[i], 0, sizeof(words[i]));
+                memset(module->shm.pscw + stride * (size_t) i, 0, stride);
+            }
+            module->my_lock = &words[i];
+            peer->lock = &words[i];
+        } else if (module->shm.direct) {
+            peer->lock = &words[i];
+        }
+    }
+    *base_p = module->peers[module->my_rank].shm_base;
+out:
+    free(all);
+    return ret;
+}
+
+/* The window's ranks on this node.  A shared window is on one node by
+ * the user's promise; MPI_Win_allocate may span nodes, or simulated ones
+ * (osc_newrma_test_node_size) to test mixed locality on one machine. */
+static int shm_node_comm(ompi_osc_newrma_module_t *module)
+{
+    int block = component.test_node_size;
+    int ret;
+
+    if (block > 0 && MPI_WIN_FLAVOR_SHARED != module->flavor) {
+        int world_rank = ompi_comm_rank(&ompi_mpi_comm_world.comm);
+
+        ret = ompi_comm_split(module->comm, world_rank / block, 0, &module->shm.node_comm, false);
+    } else if (!ompi_group_have_remote_peers(module->comm->c_local_group)) {
+        /* a window on one node needs no split (a collective and a new
+         * communicator per window): the node is the window's communicator */
+        module->shm.node_comm = module->comm;
+        return OMPI_SUCCESS;
+    } else {
+        ret = ompi_comm_split_type(module->comm, MPI_COMM_TYPE_SHARED, 0, NULL,
+                                   &module->shm.node_comm);
+    }
+    module->shm.node_comm_owned = OMPI_SUCCESS == ret;
+    return ret;
+}
+
+int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
+                                 int status, void **base_p)
+{
+    int ret = shm_node_comm(module);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = shm_place_ranks(module, size, noncontig, status, base_p);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_shm_free(module);
+    }
+    return ret;
+}
+
+void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module)
+{
+    if (module->shm.linked) { /* a creation that failed midway */
+        shm_unlink_kept(module);
+    }
+    if (module->shm.active) {
+        if (!(module->shm.complete && shm_cache_keep(module))) {
+            opal_shmem_ds_t ds;
+
+            shm_ds_expand(module->shm.ds_kept, &ds);
+            opal_shmem_segment_detach(&ds);
+        }
+        module->shm.active = false;
+        module->shm.seg_base = NULL;
+    }
+    free(module->shm.ds_kept);
+    module->shm.ds_kept = NULL;
+    if (module->shm.node_comm_owned) {
+        ompi_comm_free(&module->shm.node_comm);
+        module->shm.node_comm_owned = false;
+    }
+    module->shm.node_comm = NULL;
+}
+
+int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_shm_barrier_t *b = module->shm.barrier;
+    int32_t ticket = b->generation;
+
+    opal_atomic_rmb(); /* the generation is read before we count ourselves */
+    if (opal_atomic_add_fetch_32(&b->arrived, 1) == module->shm.node_size) {
+        b->arrived = 0; /* nobody arrives again before the generation moves */
+        opal_atomic_wmb();
+        b->generation = ticket + 1;
+    }
+    return ticket;
+}
+
+bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket)
+{
+    if (module->shm.barrier->generation == ticket) {
+        return false;
+    }
+    opal_atomic_rmb(); /* what the others stored before arriving is visible */
+    return true;
+}
+
+/* ---- PSCW flags ---- */
+
+static ompi_osc_newrma_shm_pscw_t *shm_pscw(ompi_osc_newrma_module_t *module, int rank)
+{
+    return (ompi_osc_newrma_shm_pscw_t *) (module->shm.pscw +
+                                           module->shm.pscw_stride * (size_t) rank);
+}
+
+void ompi_osc_newrma_shm_post(ompi_osc_newrma_module_t *module, int origin)
+{
+    int me = module->my_rank;
+
+    (void) opal_atomic_fetch_or_64(&shm_pscw(module, origin)->posted[me / 64],
+                                   (int64_t) 1 << (me % 64));
+}
+
+bool ompi_osc_newrma_shm_posted(ompi_osc_newrma_module_t *module, const int *ranks, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    for (int i = 0; i < n; ++i) {
+        if (!(mine->posted[ranks[i] / 64] & ((int64_t) 1 << (ranks[i] % 64)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int *ranks, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    /* a target's next POST for me comes only after my COMPLETE of this
+     * epoch, so clearing cannot lose one */
+    for (int i = 0; i < n; ++i) {
+        (void) opal_atomic_fetch_and_64(&mine->posted[ranks[i] / 64],
+                                        ~((int64_t) 1 << (ranks[i] % 64)));
+    }
+}
+
+void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target)
+{
+    (void) opal_atomic_add_fetch_32(&shm_pscw(module, target)->completes, 1);
+}
+
+bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
+{
+    ompi_osc_newrma_shm_pscw_t *mine = shm_pscw(module, module->my_rank);
+
+    if (mine->completes < n) {
+        return false;
+    }
+    /* only I take away; origins of my next exposure epoch add after it
+     * starts, which is after this */
+    (void) opal_atomic_sub_fetch_32(&mine->completes, n);
+    return true;
+}

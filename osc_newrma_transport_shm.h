@@ -1,0 +1,123 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: node-local shared-memory segment.
+ *
+ * MPI_Win_allocate and MPI_Win_allocate_shared windows keep the memory of all
+ * ranks of a node in one opal shmem segment, so node-local peers reach each
+ * other's window with direct loads and stores.
+ */
+#ifndef OMPI_OSC_NEWRMA_TRANSPORT_SHM_H
+#define OMPI_OSC_NEWRMA_TRANSPORT_SHM_H
+
+#include "ompi_config.h"
+
+#include "opal/mca/shmem/shmem.h"
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_communicator_t;
+
+/** The node barrier's cache line in the segment (after the lock words). */
+typedef struct {
+    /** ranks arrived in the current round */
+    volatile int32_t arrived;
+    /** rounds completed: waiters spin until it moves */
+    volatile int32_t generation;
+    char pad[56];
+} ompi_osc_newrma_shm_barrier_t;
+
+/** One rank's PSCW flags in the segment (after the barrier line, one block
+ * per rank): who posted to it, a bit per window rank (set by the target's
+ * MPI_Win_post, cleared by this rank's MPI_Win_start), and how many
+ * MPI_Win_complete calls reached it (counted down by its MPI_Win_wait). */
+typedef struct {
+    volatile int32_t completes;
+    int32_t pad;
+    volatile int64_t posted[];
+} ompi_osc_newrma_shm_pscw_t;
+
+typedef struct {
+    /** a segment is attached */
+    bool active;
+    /** the segment holds every rank of the window (the node is the window):
+     * FENCE synchronizes through it instead of a collective */
+    bool whole;
+    ompi_osc_newrma_shm_barrier_t *barrier;
+    /** the PSCW blocks, @p pscw_stride bytes apart (window rank order) */
+    char *pscw;
+    size_t pscw_stride;
+    int node_size;
+    /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
+    bool direct;
+    /** the segment's descriptor while one is attached, as the bytes it
+     * really uses: opal_shmem_ds_t ends in a path of OPAL_PATH_MAX bytes,
+     * which would be most of a window's memory (shm_ds_keep) */
+    char *ds_kept;
+    char *seg_base;
+    size_t seg_bytes;
+    /** names the segment among the cached ones (creator's vpid, sequence) */
+    uint64_t seg_id;
+    /** the window's ranks on this node: the window's own communicator when
+     * it is all on one node, else split by MPI_COMM_TYPE_SHARED (owned) */
+    struct ompi_communicator_t *node_comm;
+    bool node_comm_owned;
+    /** node rank 0 still has to unlink the backing file */
+    bool linked;
+    /** the window was created: its segment may be kept for the next one */
+    bool complete;
+} ompi_osc_newrma_shm_t;
+
+/**
+ * Collectively create the node segment and place every node-local rank's
+ * @p size bytes in it (page-aligned per rank when @p noncontig).  Sets
+ * module->peers[r].shm_base for each node-local rank r and *base_p to mine.
+ * Collective over module->comm.  A rank whose creation already failed
+ * (@p status) still takes part, so that every node rank returns an error
+ * instead of waiting for it.
+ */
+int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
+                                 int status, void **base_p);
+
+/**
+ * Window creation is complete on every node-local rank (they have all
+ * attached): node rank 0 unlinks the backing file, so nothing is left
+ * behind if a process dies.
+ */
+void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module);
+
+/** Detach the segment (or keep it for the next window of the same node
+ * ranks) and free the node communicator. */
+void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module);
+
+/** Unmap every cached segment (component finalize). */
+void ompi_osc_newrma_shm_cache_fini(void);
+
+/**
+ * The segment's barrier, in two steps so the caller can drive progress while
+ * it waits: arrive returns the round's ticket, done tells whether every
+ * node-local rank has arrived in that round.  A sense-reversing counter: the
+ * last to arrive resets it and moves the generation on.
+ */
+int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module);
+bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket);
+
+/*
+ * PSCW through the segment, for windows whose ranks are all in it
+ * (module->shm.whole): no message, one atomic per group member.
+ * The caller orders memory around them (MEM_SYNC before and after).
+ */
+/** MPI_Win_post to @p origin: my bit in its posted set. */
+void ompi_osc_newrma_shm_post(ompi_osc_newrma_module_t *module, int origin);
+/** Every target of @p ranks (@p n of them) has posted to me. */
+bool ompi_osc_newrma_shm_posted(ompi_osc_newrma_module_t *module, const int *ranks, int n);
+/** MPI_Win_start consumes those posts (after ompi_osc_newrma_shm_posted). */
+void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int *ranks, int n);
+/** MPI_Win_complete to @p target. */
+void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target);
+/** @p n completes reached me: consume them and return true. */
+bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n);
+
+#endif /* OMPI_OSC_NEWRMA_TRANSPORT_SHM_H */

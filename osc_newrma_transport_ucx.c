@@ -1,0 +1,917 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: UCX transport (see osc_newrma_transport_ucx.h).
+ */
+#include "ompi_config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/proc/proc.h"
+#include "opal/class/opal_free_list.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_base_mutex.h"
+#include "osc_newrma_pool.h"
+#include "osc_newrma_transport_ucx.h"
+
+#define component mca_osc_newrma_component
+
+/* What a send owns until UCX completes it (a send buffer, an operation's
+ * descriptor): an element of its free list when it fits one, else
+ * malloc'd (ucx_pooled_get / ucx_pooled_put). */
+typedef struct {
+    opal_free_list_item_t super;
+    bool pooled;
+} ucx_pooled_t;
+
+/* A sent active message owns a copy of header and payload until
+ * completion; the common small message and every aggregated message's
+ * first size fit a pooled one. */
+typedef struct {
+    ucx_pooled_t head;
+    size_t hdr_len;
+    char data[];
+} ucx_am_buffer_t;
+
+/* UCX 1.13 reads an active message's header until the send completes. */
+typedef struct {
+    ucx_pooled_t head;
+    ompi_osc_newrma_op_t *op;
+    /** the payload's two pieces when it has a prefix (UCX reads the array
+     * until the send completes) */
+    ucp_dt_iov_t iov[2];
+    char hdr[];
+} ucx_op_am_t;
+
+/** header + payload bytes of a pooled send buffer: an aggregated message
+ * starts at 4 KiB of packets (osc_newrma_am_pkt.c) behind one packet header */
+#define UCX_AM_POOLED_BYTES (4096 + 256)
+
+/** header bytes an operation's own active message keeps in its pooled
+ * descriptor (a packet header; longer ones are malloc'd) */
+#define UCX_OP_AM_POOLED_HDR 128
+
+/* Free lists of send buffers and operation descriptors.  UCX calls their
+ * completion callbacks from whichever thread progresses the worker (the
+ * async progress thread too), so they take the thread-safe calls. */
+static opal_free_list_t ucx_am_buffers;
+static opal_free_list_t ucx_op_ams;
+static bool ucx_lists_ready = false;
+
+/* @p size bytes from @p list when @p fits, else from malloc. */
+static void *ucx_pooled_get(opal_free_list_t *list, bool fits, size_t size)
+{
+    ucx_pooled_t *p = fits ? (ucx_pooled_t *) opal_free_list_get_mt(list) : NULL;
+
+    if (NULL != p) {
+        p->pooled = true;
+    } else if (NULL != (p = malloc(size))) {
+        p->pooled = false;
+    }
+    return p;
+}
+
+static void ucx_pooled_put(opal_free_list_t *list, ucx_pooled_t *p)
+{
+    if (p->pooled) {
+        opal_free_list_return_mt(list, &p->super);
+    } else {
+        free(p);
+    }
+}
+
+/** bytes of a TCP receive segment beyond an aggregated message's packets:
+ * the BATCH header and UCX's headers */
+#define UCX_SEGMENT_HEADROOM 1024UL
+
+/* where received active messages go: set from above at ucx_init (the
+ * packet layer's inbox), so the transport calls nothing above it */
+static ompi_osc_newrma_ucx_am_deliver_fn_t ucx_am_deliver;
+
+static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_length, void *data,
+                                   size_t length, const ucp_am_recv_param_t *param)
+{
+    (void) arg;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        /* every osc/newrma packet is sent eager; nothing else uses this id */
+        OSC_NEWRMA_VERBOSE(1, "dropping rendezvous active message");
+        return UCS_OK;
+    }
+    /* UCS_INPROGRESS: the data stays ours until ompi_osc_newrma_ucx_am_data_release */
+    return ucx_am_deliver(header, header_length, data, length,
+                          param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)
+               ? UCS_INPROGRESS
+               : UCS_OK;
+}
+
+/* One UCX setting of the component's own context. */
+static ucs_status_t ucx_config_set(ucp_config_t *config, const char *name, const char *value)
+{
+    ucs_status_t status = ucp_config_modify(config, name, value);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_modify(%s=%s) failed: %s", name, value,
+                    ucs_status_string(status));
+    }
+    return status;
+}
+
+/* Under osc_newrma_acc_atomics targets update elements with CPU atomics
+ * while remote origins use UCX's: a NIC's own atomics are not atomic with
+ * the CPU's, so UCX must use CPU atomics (or emulate them) unless the user
+ * chose otherwise (UCX_ATOMIC_MODE or UCX_OSC_NEWRMA_ATOMIC_MODE). */
+static bool ucx_want_cpu_atomics(void)
+{
+    return component.acc_atomics && NULL == getenv("UCX_ATOMIC_MODE") &&
+           NULL == getenv("UCX_OSC_NEWRMA_ATOMIC_MODE");
+}
+
+/* UCX's TCP transport receives a message in one segment only up to its
+ * RX_SEG_SIZE (64 KiB by default); a larger one arrives in pieces several
+ * times slower.  Size the segment to an aggregated message
+ * (osc_newrma_aggregate_bytes, plus room for the BATCH header and UCX's
+ * own) unless the user set UCX_TCP_RX_SEG_SIZE.  ucp_config_modify takes
+ * the transport's key without its "TCP_" prefix. */
+static ucs_status_t ucx_config_tcp_segment(ucp_config_t *config)
+{
+    char value[32];
+
+    snprintf(value, sizeof(value), "%lu", component.aggregate_bytes + UCX_SEGMENT_HEADROOM);
+    return ucx_config_set(config, "RX_SEG_SIZE", value);
+}
+
+typedef void (*ucx_print_fn_t)(void *obj, FILE *stream);
+
+static void ucx_print_context(void *obj, FILE *stream)
+{
+    ucp_context_print_info((ucp_context_h) obj, stream);
+}
+
+static void ucx_print_ep(void *obj, FILE *stream)
+{
+    ucp_ep_print_info((ucp_ep_h) obj, stream);
+}
+
+/* UCX 1.13 tells some things only in its printed information: the text
+ * @p print writes for @p obj (free it), or NULL. */
+static char *ucx_printed(ucx_print_fn_t print, void *obj)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&text, &len);
+
+    if (NULL == stream) {
+        return NULL;
+    }
+    print(obj, stream);
+    if (0 != fclose(stream)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* UCX 1.13 crashes in uct_tcp_iface_progress (a segfault at address -8,
+ * in 1 of 3 to 4 runs of PSCW epochs at 4 ranks with atomics) when its
+ * endpoints spread over two TCP devices, such as lo and eth0 on one host:
+ * the second rendezvous rail.  Where TCP devices are the only network, one
+ * rail costs nothing (newrma's bulk data travels as active messages there)
+ * unless the user chose (UCX_MAX_RNDV_RAILS); a fabric keeps its rails. */
+#define UCX_WANT_TCP_SEGMENT  0x1
+#define UCX_WANT_ONE_TCP_RAIL 0x2
+
+static unsigned ucx_wanted_keys(void)
+{
+    unsigned keys = 0;
+
+    if (component.aggregate_bytes > 0 && NULL == getenv("UCX_TCP_RX_SEG_SIZE")) {
+        keys |= UCX_WANT_TCP_SEGMENT;
+    }
+    if (NULL == getenv("UCX_MAX_RNDV_RAILS") && NULL == getenv("UCX_OSC_NEWRMA_MAX_RNDV_RAILS")) {
+        keys |= UCX_WANT_ONE_TCP_RAIL;
+    }
+    return keys;
+}
+
+/* Which of @p wanted apply to the context's resources ("resource 1 : md 1
+ * dev 1 flags -- tcp/eth0" in its printed information): the TCP segment
+ * where TCP is (a transport key no interface takes makes every worker
+ * warn), one rail where TCP is the only network, on two devices or more. */
+static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
+{
+    char *text = ucx_printed(ucx_print_context, context), *line, *save = NULL;
+    int tcp = 0, other = 0;
+
+    if (NULL == text) {
+        return wanted;
+    }
+    for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
+        const char *tl = strstr(line, "flags -- ");
+        const char *dev = NULL == tl ? NULL : strchr(tl, '/');
+
+        if (NULL == dev) {
+            continue;
+        }
+        tl += strlen("flags -- ");
+        if (0 == strncmp(tl, "tcp/", 4)) {
+            ++tcp;
+        } else if (0 != strncmp(dev + 1, "memory", 6)) {
+            ++other;
+        }
+    }
+    free(text);
+    if (0 == tcp) {
+        wanted &= ~(unsigned) UCX_WANT_TCP_SEGMENT;
+    }
+    if (tcp < 2 || other > 0) {
+        wanted &= ~(unsigned) UCX_WANT_ONE_TCP_RAIL;
+    }
+    return wanted;
+}
+
+/* The component's own context and worker, not opal_common_ucx's: Open MPI
+ * 4.1 ships there the worker pool osc/ucx is built on (a worker per thread,
+ * no active messages) and helpers that block on one request at a time
+ * (opal_common_ucx_wait_request, _worker_flush), where newrma needs one
+ * worker with an active-message handler, progressed by its own callback,
+ * and settings of its own (ucp_config_modify below, each made only where
+ * the user set neither UCX_<key> nor UCX_OSC_NEWRMA_<key>). */
+static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *context_p)
+{
+    ucp_config_t *config;
+    ucp_params_t params = {0};
+    ucs_status_t status;
+
+    status = ucp_config_read("OSC_NEWRMA", NULL, &config);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    if (keys & UCX_WANT_TCP_SEGMENT) {
+        status = ucx_config_tcp_segment(config);
+    }
+    if (UCS_OK == status && (keys & UCX_WANT_ONE_TCP_RAIL)) {
+        status = ucx_config_set(config, "MAX_RNDV_RAILS", "1");
+    }
+    if (UCS_OK == status && ucx_want_cpu_atomics()) {
+        status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
+    }
+    if (UCS_OK != status) {
+        ucp_config_release(config);
+        return OMPI_ERROR;
+    }
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                        UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    if (component.acc_atomics) {
+        params.features |= UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    }
+    params.mt_workers_shared = thread_multiple;
+    params.estimated_num_eps = ompi_proc_world_size();
+    status = ucp_init(&params, config, context_p);
+    ucp_config_release(config);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_init failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* The resources are known only once the context exists: made again
+ * without the keys that do not apply to them. */
+static int ucx_create_context(bool thread_multiple)
+{
+    unsigned wanted = ucx_wanted_keys(), keys;
+    int ret = ucx_init_context(thread_multiple, wanted, &component.ucp_context);
+
+    if (OMPI_SUCCESS != ret || 0 == wanted) {
+        return ret;
+    }
+    keys = ucx_context_keys(component.ucp_context, wanted);
+    if (keys != wanted) {
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+        ret = ucx_init_context(thread_multiple, keys, &component.ucp_context);
+    }
+    OSC_NEWRMA_VERBOSE(10, "UCX context: TCP receive segment %s, one rendezvous rail %s",
+                       (keys & UCX_WANT_TCP_SEGMENT) ? "sized" : "left alone",
+                       (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone");
+    return ret;
+}
+
+static int ucx_create_worker(bool thread_multiple)
+{
+    ucp_worker_params_t wparams = {0};
+    ucp_am_handler_param_t am = {0};
+    ucs_status_t status;
+
+    wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wparams.thread_mode = thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    status = ucp_worker_create(component.ucp_context, &wparams, &component.ucp_worker);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_worker_create failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    status =
+        ucp_worker_get_address(component.ucp_worker, (ucp_address_t **) &component.worker_address,
+                               &component.worker_address_len);
+    if (UCS_OK != status) {
+        goto err_worker;
+    }
+    am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    am.id = OMPI_OSC_NEWRMA_AM_ID;
+    am.cb = ucx_am_recv_cb;
+    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    status = ucp_worker_set_am_recv_handler(component.ucp_worker, &am);
+    if (UCS_OK != status) {
+        goto err_address;
+    }
+    return OMPI_SUCCESS;
+
+err_address:
+    ucp_worker_release_address(component.ucp_worker, component.worker_address);
+    component.worker_address = NULL;
+err_worker:
+    opal_output(0, "osc/newrma: UCX worker setup failed: %s", ucs_status_string(status));
+    ucp_worker_destroy(component.ucp_worker);
+    component.ucp_worker = NULL;
+    return OMPI_ERROR;
+}
+
+static int ucx_lists_init(void)
+{
+    int ret = ompi_osc_newrma_free_list_init(&ucx_am_buffers,
+                                             sizeof(ucx_am_buffer_t) + UCX_AM_POOLED_BYTES,
+                                             OBJ_CLASS(opal_free_list_item_t));
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ompi_osc_newrma_free_list_init(&ucx_op_ams, sizeof(ucx_op_am_t) + UCX_OP_AM_POOLED_HDR,
+                                         OBJ_CLASS(opal_free_list_item_t));
+    if (OMPI_SUCCESS != ret) {
+        OBJ_DESTRUCT(&ucx_am_buffers);
+        return ret;
+    }
+    ucx_lists_ready = true;
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver)
+{
+    int ret;
+
+    if (NULL != component.ucp_worker) {
+        return OMPI_SUCCESS;
+    }
+    ucx_am_deliver = deliver;
+    if (!ucx_lists_ready) {
+        ret = ucx_lists_init();
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    ret = ucx_create_context(thread_multiple);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = ucx_create_worker(thread_multiple);
+    if (OMPI_SUCCESS != ret) {
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+        return ret;
+    }
+    OSC_NEWRMA_VERBOSE(10, "UCX worker ready (%zu-byte address, thread mode %s)",
+                       component.worker_address_len, thread_multiple ? "multi" : "single");
+    return OMPI_SUCCESS;
+}
+
+static void ucx_close_ep(ucp_ep_h ep)
+{
+    ucp_request_param_t param = {0};
+    void *req;
+
+    /* Force mode: peers may already be gone at finalize, and every window
+     * was freed (collectively) before, so nothing is in flight. */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    req = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        while (UCS_INPROGRESS == ucp_request_check_status(req)) {
+            ucp_worker_progress(component.ucp_worker);
+        }
+        ucp_request_free(req);
+    }
+}
+
+void ompi_osc_newrma_ucx_fini(void)
+{
+    uint64_t key;
+    void *value, *node = NULL;
+    int rc;
+
+    rc = opal_hash_table_get_first_key_uint64(&component.endpoints, &key, &value, &node);
+    while (OPAL_SUCCESS == rc) {
+        ompi_osc_newrma_endpoint_t *endpoint = value;
+        if (NULL != endpoint->ep) {
+            ucx_close_ep(endpoint->ep);
+        }
+        free(endpoint->address);
+        free(endpoint);
+        rc = opal_hash_table_get_next_key_uint64(&component.endpoints, &key, &value, node, &node);
+    }
+    opal_hash_table_remove_all(&component.endpoints);
+    if (NULL != component.ucp_worker) {
+        ucp_worker_release_address(component.ucp_worker, component.worker_address);
+        ucp_worker_destroy(component.ucp_worker);
+        component.ucp_worker = NULL;
+        component.worker_address = NULL;
+    }
+    if (NULL != component.ucp_context) {
+        ucp_cleanup(component.ucp_context);
+        component.ucp_context = NULL;
+    }
+    if (ucx_lists_ready) {
+        /* the worker is gone: no send can still complete */
+        OBJ_DESTRUCT(&ucx_op_ams);
+        OBJ_DESTRUCT(&ucx_am_buffers);
+        ucx_lists_ready = false;
+    }
+}
+
+static uint64_t ucx_proc_key(struct ompi_proc_t *proc)
+{
+    return (uint64_t) (uintptr_t) proc;
+}
+
+bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc)
+{
+    void *endpoint;
+    bool known;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    known = OPAL_SUCCESS ==
+            opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc), &endpoint);
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return known;
+}
+
+int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    int ret = OMPI_SUCCESS;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint)) {
+        goto out;
+    }
+    endpoint = calloc(1, sizeof(*endpoint));
+    if (NULL == endpoint || NULL == (endpoint->address = malloc(len))) {
+        free(endpoint);
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    memcpy(endpoint->address, address, len);
+    endpoint->address_len = len;
+    ret = opal_hash_table_set_value_uint64(&component.endpoints, ucx_proc_key(proc), endpoint);
+    if (OPAL_SUCCESS != ret) {
+        free(endpoint->address);
+        free(endpoint);
+    }
+out:
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return ret;
+}
+
+/* UCX 1.13 tells which transports an endpoint's lanes use only in its
+ * printed configuration: one line per lane, "lane[0]:  2:tcp/lo.0 md[1] ->
+ * ... rma_bw#0 am ...".  Software RDMA: every rma_bw lane is TCP, or none. */
+static bool ucx_ep_rdma_emulated(ucp_ep_h ep)
+{
+    bool emulated = true;
+    char *text = ucx_printed(ucx_print_ep, ep), *line, *save = NULL;
+
+    if (NULL == text) {
+        return false;
+    }
+    for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
+        if (NULL != strstr(line, "lane[") && NULL != strstr(line, "rma_bw#") &&
+            NULL == strstr(line, ":tcp/")) {
+            emulated = false;
+        }
+    }
+    free(text);
+    return emulated;
+}
+
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    ucp_ep_params_t params = {0};
+    ucs_status_t status;
+    int ret = OMPI_SUCCESS;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint)) {
+        ret = OMPI_ERR_UNREACH;
+        goto out;
+    }
+    if (NULL == endpoint->ep) {
+        params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = endpoint->address;
+        status = ucp_ep_create(component.ucp_worker, &params, &endpoint->ep);
+        if (UCS_OK != status) {
+            opal_output(0, "osc/newrma: ucp_ep_create failed: %s", ucs_status_string(status));
+            endpoint->ep = NULL;
+            ret = OMPI_ERR_UNREACH;
+            goto out;
+        }
+        endpoint->rdma_emulated = ucx_ep_rdma_emulated(endpoint->ep);
+        OSC_NEWRMA_VERBOSE(10, "endpoint to %s: RDMA %s", OMPI_NAME_PRINT(&proc->super.proc_name),
+                           endpoint->rdma_emulated ? "emulated in software" : "by the transport");
+    }
+    *ep_p = endpoint->ep;
+    if (NULL != rdma_emulated) {
+        *rdma_emulated = endpoint->rdma_emulated;
+    }
+out:
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return ret;
+}
+
+int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
+                                size_t *rkey_len_p)
+{
+    ucp_mem_map_params_t params = {0};
+    ucp_mem_h memh;
+    void *rkey;
+    size_t rkey_len;
+    ucs_status_t status;
+
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    params.address = addr;
+    params.length = len;
+    status = ucp_mem_map(component.ucp_context, &params, &memh);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_mem_map of %zu bytes failed: %s", len,
+                    ucs_status_string(status));
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    status = ucp_rkey_pack(component.ucp_context, memh, &rkey, &rkey_len);
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_rkey_pack failed: %s", ucs_status_string(status));
+        ucp_mem_unmap(component.ucp_context, memh);
+        return OMPI_ERROR;
+    }
+    *memh_p = memh;
+    *rkey_p = rkey;
+    *rkey_len_p = rkey_len;
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_ucx_mem_unmap(ucp_mem_h memh, void *rkey_packed)
+{
+    if (NULL != rkey_packed) {
+        ucp_rkey_buffer_release(rkey_packed);
+    }
+    if (NULL != memh) {
+        ucp_mem_unmap(component.ucp_context, memh);
+    }
+}
+
+int ompi_osc_newrma_ucx_rkey_unpack(ucp_ep_h ep, const void *packed, ucp_rkey_h *rkey_p)
+{
+    ucs_status_t status = ucp_ep_rkey_unpack(ep, packed, rkey_p);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_ep_rkey_unpack failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Count a transfer of @p op before starting it: its callback may run from
+ * a later progress call, but the counters must never be seen below zero. */
+static void ucx_op_count(ompi_osc_newrma_op_t *op, int32_t delta)
+{
+    opal_atomic_add_fetch_32(&op->outstanding, delta);
+    opal_atomic_add_fetch_32(&op->module->active_reqs, delta);
+}
+
+/* The completion status of one transfer; osc_newrma_test_fail_rdma turns
+ * the Nth one into an I/O error (test hook: UCX on one machine never fails). */
+static ucs_status_t ucx_rdma_status(ucs_status_t status)
+{
+    static ompi_osc_newrma_atomic_t completed = 0;
+
+    if (component.test_fail_rdma > 0 &&
+        opal_atomic_add_fetch_32(&completed, 1) == component.test_fail_rdma) {
+        return UCS_ERR_IO_ERROR;
+    }
+    return status;
+}
+
+/* A failed transfer fails its op: the synchronization that completes the op
+ * returns the error (ompi_osc_newrma_module_error). */
+static void ucx_op_done(ompi_osc_newrma_op_t *op, ucs_status_t status, const char *what)
+{
+    status = ucx_rdma_status(status);
+    if (UCS_OK != status) {
+        OSC_NEWRMA_VERBOSE(1, "%s failed: %s", what, ucs_status_string(status));
+        op->status = OMPI_ERROR;
+        opal_atomic_wmb();
+    }
+    ucx_op_count(op, -1);
+}
+
+static void ucx_rdma_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_op_done(user_data, status, "RDMA operation");
+    ucp_request_free(request);
+}
+
+/* A transfer that completed at once is done here; one that could not start
+ * fails the call itself. */
+static int ucx_op_started(ompi_osc_newrma_op_t *op, ucs_status_ptr_t req, const char *what)
+{
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        ucx_op_count(op, -1);
+        opal_output(0, "osc/newrma: %s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    ucx_op_done(op, UCS_OK, what);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                             uint64_t raddr, ucp_rkey_h rkey)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = ucx_rdma_cb;
+    param.user_data = op;
+    ucx_op_count(op, 1);
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        req = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
+    } else {
+        req = ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
+    }
+    return ucx_op_started(op, req,
+                          OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "ucp_put_nbx" : "ucp_get_nbx");
+}
+
+static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
+{
+    ucx_op_am_t *am = user_data;
+
+    ucx_op_done(am->op, status, "active message of an operation");
+    ucx_pooled_put(&ucx_op_ams, &am->head);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
+                                   size_t hdr_len, const void *prefix, size_t prefix_len,
+                                   const void *data, size_t len)
+{
+    ucx_op_am_t *am = ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR,
+                                     sizeof(ucx_op_am_t) + hdr_len);
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+    int ret;
+
+    if (NULL == am) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    am->op = op;
+    memcpy(am->hdr, hdr, hdr_len);
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send = ucx_op_am_cb;
+    param.user_data = am;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    if (prefix_len > 0) {
+        am->iov[0].buffer = (void *) prefix;
+        am->iov[0].length = prefix_len;
+        am->iov[1].buffer = (void *) data;
+        am->iov[1].length = len;
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        param.datatype = ucp_dt_make_iov();
+        data = am->iov;
+        len = 2;
+    }
+    ucx_op_count(op, 1);
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
+    ret = ucx_op_started(op, req, "ucp_am_send_nbx");
+    if (!UCS_PTR_IS_PTR(req)) {
+        ucx_pooled_put(&ucx_op_ams, &am->head); /* done or failed at once: no callback */
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic_op_t opcode,
+                               const void *operand, size_t size, void *reply, uint64_t raddr,
+                               ucp_rkey_h rkey)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+    param.cb.send = ucx_rdma_cb;
+    param.user_data = op;
+    param.datatype = ucp_dt_make_contig(size);
+    if (NULL != reply) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.reply_buffer = reply;
+    }
+    ucx_op_count(op, 1);
+    req = ucp_atomic_op_nbx(ep, opcode, operand, 1, raddr, rkey, &param);
+    return ucx_op_started(op, req, "ucp_atomic_op_nbx");
+}
+
+static void ucx_rma_done_cb(void *request, ucs_status_t status, void *user_data)
+{
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: RMA_DONE (endpoint flush) failed: %s",
+                    ucs_status_string(status));
+    }
+    opal_atomic_add_fetch_32((ompi_osc_newrma_atomic_t *) user_data, -1);
+    ucp_request_free(request);
+}
+
+int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = ucx_rma_done_cb;
+    param.user_data = (void *) counter;
+    opal_atomic_add_fetch_32(counter, 1);
+    req = ucp_ep_flush_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_add_fetch_32(counter, -1);
+    return UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
+    }
+    ucx_pooled_put(&ucx_am_buffers, user_data);
+    ucp_request_free(request);
+}
+
+static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
+{
+    return (ucx_am_buffer_t *) ((char *) data - offsetof(ucx_am_buffer_t, data));
+}
+
+void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
+{
+    ucx_am_buffer_t *buf = ucx_pooled_get(&ucx_am_buffers,
+                                          hdr_len + capacity <= UCX_AM_POOLED_BYTES,
+                                          sizeof(*buf) + hdr_len + capacity);
+
+    if (NULL == buf) {
+        return NULL;
+    }
+    buf->hdr_len = hdr_len;
+    return buf->data;
+}
+
+void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
+{
+    ucx_am_buffer_t *buf = ucx_am_buffer_of(data), *grown;
+
+    if (!buf->head.pooled) {
+        grown = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
+        return NULL == grown ? NULL : grown->data;
+    }
+    if (buf->hdr_len + capacity <= UCX_AM_POOLED_BYTES) {
+        return data;
+    }
+    /* outgrew the pooled element: everything it can hold moves */
+    grown = malloc(sizeof(*grown) + buf->hdr_len + capacity);
+    if (NULL == grown) {
+        return NULL;
+    }
+    grown->head.pooled = false;
+    grown->hdr_len = buf->hdr_len;
+    memcpy(grown->data, buf->data, UCX_AM_POOLED_BYTES);
+    ucx_pooled_put(&ucx_am_buffers, &buf->head);
+    return grown->data;
+}
+
+void ompi_osc_newrma_ucx_am_buffer_free(void *data)
+{
+    if (NULL != data) {
+        ucx_pooled_put(&ucx_am_buffers, &ucx_am_buffer_of(data)->head);
+    }
+}
+
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len)
+{
+    ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+
+    param.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send = ucx_am_send_cb;
+    param.user_data = buf;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, buf->hdr_len,
+                          buf->data + buf->hdr_len, payload_len, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    ucx_pooled_put(&ucx_am_buffers, &buf->head);
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
+                    ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
+                                 size_t len1, const void *p2, size_t len2)
+{
+    char *data = ompi_osc_newrma_ucx_am_buffer(hdr_len, len1 + len2);
+
+    if (NULL == data) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy(data, hdr, hdr_len);
+    if (len1 > 0) {
+        memcpy(data + hdr_len, p1, len1);
+    }
+    if (len2 > 0) {
+        memcpy(data + hdr_len + len1, p2, len2);
+    }
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
+}
+
+void ompi_osc_newrma_ucx_am_data_release(void *data)
+{
+    ucp_am_data_release(component.ucp_worker, data);
+}
+
+int ompi_osc_newrma_ucx_fence(void)
+{
+    ucs_status_t status = ucp_worker_fence(component.ucp_worker);
+
+    return UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int ompi_osc_newrma_ucx_arm(void)
+{
+    ucs_status_t status = ucp_worker_arm(component.ucp_worker);
+
+    if (UCS_ERR_BUSY == status) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    return UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+int ompi_osc_newrma_ucx_efd(int *fd_p)
+{
+    ucs_status_t status = ucp_worker_get_efd(component.ucp_worker, fd_p);
+
+    if (UCS_OK != status) {
+        opal_output(0, "osc/newrma: ucp_worker_get_efd failed: %s", ucs_status_string(status));
+        return OMPI_ERROR;
+    }
+    return OMPI_SUCCESS;
+}
+
+void ompi_osc_newrma_ucx_signal(void)
+{
+    (void) ucp_worker_signal(component.ucp_worker);
+}
+
+int ompi_osc_newrma_ucx_progress(void)
+{
+    if (NULL == component.ucp_worker) {
+        return 0;
+    }
+    return (int) ucp_worker_progress(component.ucp_worker);
+}

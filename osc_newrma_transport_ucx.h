@@ -1,0 +1,166 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: UCX transport.
+ *
+ * One ucp_context / ucp_worker per process, created with the first window.
+ * Endpoints are created on first use of a peer from the worker address that
+ * the peer published in a window-creation exchange; they live as long as
+ * the component.  RDMA (ucp_put_nbx / ucp_get_nbx) moves PUT/GET data;
+ * active messages carry the design's control packets.
+ *
+ * Completion callbacks run inside ucp_worker_progress() and only touch
+ * atomic counters.
+ */
+#ifndef OMPI_OSC_NEWRMA_TRANSPORT_UCX_H
+#define OMPI_OSC_NEWRMA_TRANSPORT_UCX_H
+
+#include "ompi_config.h"
+
+#include <ucp/api/ucp.h>
+
+#include "opal/sys/atomic.h"
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_proc_t;
+
+/** Active-message id of every osc/newrma packet. */
+#define OMPI_OSC_NEWRMA_AM_ID 0x6e
+
+/** Endpoint cache entry for one peer process. */
+struct ompi_osc_newrma_endpoint_t {
+    ucp_ep_h ep;
+    void *address;
+    size_t address_len;
+    /** every RDMA lane of ep is emulated in software (UCX's TCP transport) */
+    bool rdma_emulated;
+};
+
+/**
+ * Where a received active message goes (@p hdr, then @p payload, which the
+ * receiver may keep, with @p may_keep, until it calls
+ * ompi_osc_newrma_ucx_am_data_release).  @return true when it was kept.
+ */
+typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_len,
+                                                   void *payload, size_t payload_len,
+                                                   bool may_keep);
+
+/**
+ * Create the UCX context and worker; received active messages go to
+ * @p deliver.  Idempotent.  Caller holds the component lock.
+ */
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver);
+
+/** Close every endpoint and destroy the worker and context. */
+void ompi_osc_newrma_ucx_fini(void);
+
+/** Whether @p proc's worker address (or endpoint) is known already. */
+bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc);
+
+/** Remember @p proc's worker address (first one wins); no endpoint yet. */
+int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *address, size_t len);
+
+/**
+ * Endpoint to @p proc, created on first use; *@p rdma_emulated (unless
+ * NULL) tells whether UCX reaches @p proc only through transports that
+ * emulate RDMA in software, such as TCP: there, the target's CPU moves every
+ * byte anyway, and active messages outrun UCX's RDMA protocol.
+ * @return OMPI_SUCCESS or OMPI_ERR_UNREACH
+ */
+int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated);
+
+/** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
+int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
+                                size_t *rkey_len_p);
+
+/** Undo ompi_osc_newrma_ucx_mem_map (either argument may be NULL). */
+void ompi_osc_newrma_ucx_mem_unmap(ucp_mem_h memh, void *rkey_packed);
+
+/** Unpack a peer's rkey for use on @p ep. */
+int ompi_osc_newrma_ucx_rkey_unpack(ucp_ep_h ep, const void *packed, ucp_rkey_h *rkey_p);
+
+/**
+ * Start one RDMA transfer of @p op (PUT writes @p buf to @p raddr, GET reads
+ * into @p buf).  When it does not complete at once, op->outstanding and the
+ * window's active_reqs count it until its callback runs.
+ */
+int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                             uint64_t raddr, ucp_rkey_h rkey);
+
+/**
+ * Start one UCX atomic of @p op on a @p size-byte element at @p raddr:
+ * @p operand as ucp_atomic_op_nbx's buffer, @p reply (or NULL) as its reply
+ * buffer.  Counted like ompi_osc_newrma_ucx_rdma.
+ */
+int ompi_osc_newrma_ucx_atomic(ompi_osc_newrma_op_t *op, ucp_ep_h ep, ucp_atomic_op_t opcode,
+                               const void *operand, size_t size, void *reply, uint64_t raddr,
+                               ucp_rkey_h rkey);
+
+/**
+ * RMA_DONE for RDMA operations: ucp_ep_flush_nbx completes once every RDMA
+ * operation issued on @p ep is complete at the target; that completion is
+ * the RMA_DONE_ACK.  *@p counter is incremented now and decremented then.
+ */
+int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter);
+
+/**
+ * Send an active message: header and a payload in two optional pieces.  All
+ * are copied, so the caller may reuse them when this returns.
+ */
+int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *p1,
+                                 size_t len1, const void *p2, size_t len2);
+
+/**
+ * An active message built in place (aggregation): room for a @p hdr_len
+ * header and @p capacity bytes of payload, returned as the header's address
+ * (the payload follows it).  Send it with ompi_osc_newrma_ucx_am_send_buffer
+ * or give it back with ompi_osc_newrma_ucx_am_buffer_free.  @return NULL
+ * when out of memory.
+ */
+void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity);
+
+/** Room for @p capacity bytes of payload in a buffer from
+ * ompi_osc_newrma_ucx_am_buffer, its contents kept; @return its new address,
+ * or NULL when out of memory (the old buffer stays valid). */
+void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity);
+
+void ompi_osc_newrma_ucx_am_buffer_free(void *data);
+
+/** Send a buffer from ompi_osc_newrma_ucx_am_buffer with @p payload_len
+ * bytes of payload; the transport owns (and frees) it from here on, also
+ * when the send fails. */
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len);
+
+/** Order RMA issued before against RMA issued after (no round trip). */
+int ompi_osc_newrma_ucx_fence(void);
+
+/**
+ * Send an active message whose payload is @p op's own data (@p data, not
+ * copied: it must stay valid until the op completes), after @p prefix_len
+ * bytes at @p prefix (not copied either; 0 for none), counted in
+ * op->outstanding like an RDMA transfer.
+ */
+int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
+                                   size_t hdr_len, const void *prefix, size_t prefix_len,
+                                   const void *data, size_t len);
+
+/** Give back a received active message's data kept by the receive callback. */
+void ompi_osc_newrma_ucx_am_data_release(void *data);
+
+/** Arm the worker's event descriptor.  @return OMPI_ERR_WOULD_BLOCK when
+ * events are pending (progress first), OMPI_SUCCESS when armed. */
+int ompi_osc_newrma_ucx_arm(void);
+
+/** The worker's event file descriptor (readable when armed and an event came). */
+int ompi_osc_newrma_ucx_efd(int *fd_p);
+
+/** Wake a thread blocked on the event descriptor. */
+void ompi_osc_newrma_ucx_signal(void);
+
+/** Progress the worker. @return number of events. */
+int ompi_osc_newrma_ucx_progress(void);
+
+#endif /* OMPI_OSC_NEWRMA_TRANSPORT_UCX_H */
