@@ -385,6 +385,14 @@ struct ompi_osc_newrma_module_t {
     /** first error of an operation completed since the last synchronization
      * returned one (ompi_osc_newrma_module_error) */
     ompi_osc_newrma_atomic_t error;
+    /** a peer of the window died (ompi_osc_newrma_peer_lost): every wait
+     * of the window fails from then on */
+    bool peer_lost;
+    /** ompi_osc_newrma_ucx_losses() when the window's peers were last
+     * checked against the lost endpoints */
+    int32_t losses_seen;
+    /** waits' rounds since the node-local peers were last seen alive */
+    unsigned int liveness_rounds;
 
     /* ---- passive target, target side (the agent) ---- */
     /** my lock word: in the shared segment, or self_lockword */

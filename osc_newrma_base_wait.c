@@ -50,6 +50,9 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
         if (cond(module, arg)) {
             return OMPI_SUCCESS;
         }
+        if (wait_engine.peer_lost(module)) {
+            return MPI_ERR_OTHER;
+        }
         ompi_osc_newrma_module_unlock(module);
         opal_progress();
         ompi_osc_newrma_module_lock(module);

@@ -34,12 +34,17 @@ typedef int (*ompi_osc_newrma_issue_target_fn_t)(ompi_osc_newrma_module_t *modul
 typedef int (*ompi_osc_newrma_reclaim_fn_t)(ompi_osc_newrma_module_t *module,
                                             ompi_osc_newrma_resource_t resource);
 
+/** True once a peer of @p module has died (asked by a wait whose
+ * condition does not hold yet). */
+typedef bool (*ompi_osc_newrma_peer_lost_fn_t)(ompi_osc_newrma_module_t *module);
+
 /** What the progress engine lends the layers below it. */
 typedef struct {
     ompi_osc_newrma_win_progress_fn_t win_progress;
     ompi_osc_newrma_agent_turn_fn_t agent_turn;
     ompi_osc_newrma_issue_target_fn_t issue_target;
     ompi_osc_newrma_reclaim_fn_t reclaim;
+    ompi_osc_newrma_peer_lost_fn_t peer_lost;
 } ompi_osc_newrma_engine_t;
 
 /** The progress engine's functions (component init, before any window). */
@@ -58,7 +63,9 @@ int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_re
 
 /**
  * PROGRESS_WAIT: make progress until @p cond holds.  The window lock is
- * released while Open MPI's progress (and so the agent) runs.
+ * released while Open MPI's progress (and so the agent) runs.  Fails with
+ * MPI_ERR_OTHER instead once a peer of the window has died: what it waits
+ * for may never come.
  */
 int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
                                   void *arg);

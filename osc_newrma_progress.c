@@ -664,6 +664,45 @@ static void agent_turn(ompi_osc_newrma_module_t *module)
     (void) ompi_osc_newrma_agent_progress();
 }
 
+/* Node-local peers are looked at once per this many rounds of a wait that
+ * has not ended (a few milliseconds): a system call per peer, only while
+ * waiting. */
+#define PROGRESS_LIVENESS_ROUNDS 4096
+
+/* The wait service's peer check (osc_newrma_base_wait.h), asked only by a
+ * wait whose condition does not hold.  A dead peer on another node is
+ * reported by UCX (its error handler counts it: the window's ranks are
+ * looked at after each new loss); node-local peers are looked up by
+ * process id, once per PROGRESS_LIVENESS_ROUNDS rounds: those of the
+ * segment from the segment, the others from their published addresses. */
+static bool peer_lost(ompi_osc_newrma_module_t *module)
+{
+    int32_t losses = ompi_osc_newrma_ucx_losses();
+    bool look = false;
+
+    if (module->peer_lost) {
+        return true;
+    }
+    if (losses != module->losses_seen) {
+        module->losses_seen = losses;
+        look = true;
+    }
+    if (0 == (++module->liveness_rounds % PROGRESS_LIVENESS_ROUNDS)) {
+        look = true;
+        module->peer_lost = module->shm.active && ompi_osc_newrma_shm_peer_lost(module);
+    }
+    for (int rank = 0; look && rank < module->comm_size && !module->peer_lost; ++rank) {
+        module->peer_lost = rank != module->my_rank &&
+                            ompi_osc_newrma_ucx_proc_lost(ompi_comm_peer_lookup(module->comm, rank),
+                                                          true);
+    }
+    if (module->peer_lost) {
+        OSC_NEWRMA_VERBOSE(1, "a peer of window %u died: its waits fail from now on",
+                           module->cid);
+    }
+    return module->peer_lost;
+}
+
 void ompi_osc_newrma_progress_register(void)
 {
     static const ompi_osc_newrma_engine_t engine = {
@@ -671,6 +710,7 @@ void ompi_osc_newrma_progress_register(void)
         .agent_turn = agent_turn,
         .issue_target = ompi_osc_newrma_issue_ops_target,
         .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
+        .peer_lost = peer_lost,
     };
 
     ompi_osc_newrma_wait_register(&engine);

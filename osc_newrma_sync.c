@@ -19,6 +19,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_am_pkt.h"
+#include "osc_newrma_transport_ucx.h"
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_base_state.h"
 #include "osc_newrma_base_wait.h"
@@ -366,6 +367,9 @@ static int pscw_proc_sync(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw
     int ret;
 
     for (int i = 0; i < g->count; ++i) {
+        /* the handshake goes through the PML: let UCX watch the peer, so a
+         * wait for one that died fails (osc_newrma_base_wait.h) */
+        ompi_osc_newrma_ucx_watch(ompi_comm_peer_lookup(module->comm, g->ranks[i]));
         ret = send ? MCA_PML_CALL(isend(NULL, 0, MPI_BYTE, g->ranks[i], tag,
                                         MCA_PML_BASE_SEND_STANDARD, module->comm, &g->reqs[i]))
                    : MCA_PML_CALL(

@@ -404,6 +404,8 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
                 memset(&words[i], 0, sizeof(words[i]));
                 memset(module->shm.pscw + stride * (size_t) i, 0, stride);
             }
+            ((ompi_osc_newrma_shm_pscw_t *) (module->shm.pscw + stride * (size_t) i))->pid =
+                (int32_t) getpid();
             module->my_lock = &words[i];
             peer->lock = &words[i];
         } else if (module->shm.direct) {
@@ -504,6 +506,21 @@ bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t 
 }
 
 /* ---- PSCW flags ---- */
+
+bool ompi_osc_newrma_shm_peer_lost(ompi_osc_newrma_module_t *module)
+{
+    for (int i = 0; i < module->shm.node_size; ++i) {
+        const ompi_osc_newrma_shm_pscw_t *block =
+            (const ompi_osc_newrma_shm_pscw_t *) (module->shm.pscw +
+                                                  module->shm.pscw_stride * (size_t) i);
+        pid_t pid = (pid_t) block->pid;
+
+        if (pid > 0 && 0 != kill(pid, 0) && ESRCH == errno) {
+            return true;
+        }
+    }
+    return false;
+}
 
 static ompi_osc_newrma_shm_pscw_t *shm_pscw(ompi_osc_newrma_module_t *module, int rank)
 {

@@ -35,7 +35,9 @@ typedef struct {
  * MPI_Win_complete calls reached it (counted down by its MPI_Win_wait). */
 typedef struct {
     volatile int32_t completes;
-    int32_t pad;
+    /** the process of this node rank (the block of node rank i, whatever
+     * the window's ranks): waiters check that it is alive */
+    int32_t pid;
     volatile int64_t posted[];
 } ompi_osc_newrma_shm_pscw_t;
 
@@ -91,6 +93,10 @@ void ompi_osc_newrma_shm_created(ompi_osc_newrma_module_t *module);
 /** Detach the segment (or keep it for the next window of the same node
  * ranks) and free the node communicator. */
 void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module);
+
+/** True when a process of the segment has died (a system call per
+ * node-local peer: for waits that take long). */
+bool ompi_osc_newrma_shm_peer_lost(ompi_osc_newrma_module_t *module);
 
 /** Unmap every cached segment (component finalize). */
 void ompi_osc_newrma_shm_cache_fini(void);

@@ -7,10 +7,14 @@
  */
 #include "ompi_config.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "ompi/proc/proc.h"
 #include "opal/class/opal_free_list.h"
@@ -305,6 +309,30 @@ static int ucx_create_context(bool thread_multiple)
     return ret;
 }
 
+/* What the worker publishes to its peers (component.worker_address): this
+ * process's id, then UCX's worker address.  A node-local peer is watched by
+ * its process id (ompi_osc_newrma_ucx_proc_lost): UCX's peer error handling
+ * would keep it off the shared-memory transports. */
+static ucs_status_t ucx_publish_address(void)
+{
+    ucp_address_t *address;
+    size_t len;
+    int32_t pid = (int32_t) getpid();
+    ucs_status_t status = ucp_worker_get_address(component.ucp_worker, &address, &len);
+
+    if (UCS_OK != status) {
+        return status;
+    }
+    component.worker_address = malloc(sizeof(pid) + len);
+    if (NULL != component.worker_address) {
+        memcpy(component.worker_address, &pid, sizeof(pid));
+        memcpy((char *) component.worker_address + sizeof(pid), address, len);
+        component.worker_address_len = sizeof(pid) + len;
+    }
+    ucp_worker_release_address(component.ucp_worker, address);
+    return NULL == component.worker_address ? UCS_ERR_NO_MEMORY : UCS_OK;
+}
+
 static int ucx_create_worker(bool thread_multiple)
 {
     ucp_worker_params_t wparams = {0};
@@ -318,9 +346,7 @@ static int ucx_create_worker(bool thread_multiple)
         opal_output(0, "osc/newrma: ucp_worker_create failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
     }
-    status =
-        ucp_worker_get_address(component.ucp_worker, (ucp_address_t **) &component.worker_address,
-                               &component.worker_address_len);
+    status = ucx_publish_address();
     if (UCS_OK != status) {
         goto err_worker;
     }
@@ -336,7 +362,7 @@ static int ucx_create_worker(bool thread_multiple)
     return OMPI_SUCCESS;
 
 err_address:
-    ucp_worker_release_address(component.ucp_worker, component.worker_address);
+    free(component.worker_address);
     component.worker_address = NULL;
 err_worker:
     opal_output(0, "osc/newrma: UCX worker setup failed: %s", ucs_status_string(status));
@@ -429,7 +455,7 @@ void ompi_osc_newrma_ucx_fini(void)
     }
     opal_hash_table_remove_all(&component.endpoints);
     if (NULL != component.ucp_worker) {
-        ucp_worker_release_address(component.ucp_worker, component.worker_address);
+        free(component.worker_address);
         ucp_worker_destroy(component.ucp_worker);
         component.ucp_worker = NULL;
         component.worker_address = NULL;
@@ -449,6 +475,20 @@ void ompi_osc_newrma_ucx_fini(void)
 static uint64_t ucx_proc_key(struct ompi_proc_t *proc)
 {
     return (uint64_t) (uintptr_t) proc;
+}
+
+/* On this node: Open MPI's locality, cut into simulated nodes of
+ * osc_newrma_test_node_size world ranks when set (as the segment is). */
+static bool ucx_proc_local(struct ompi_proc_t *proc)
+{
+    int block = component.test_node_size;
+
+    if (!OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+        return false;
+    }
+    return block <= 0 ||
+           (int) proc->super.proc_name.vpid / block ==
+               (int) ompi_proc_local()->super.proc_name.vpid / block;
 }
 
 bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc)
@@ -473,14 +513,20 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
                                                          (void **) &endpoint)) {
         goto out;
     }
+    if (len <= sizeof(int32_t)) {
+        ret = OMPI_ERR_BAD_PARAM;
+        goto out;
+    }
     endpoint = calloc(1, sizeof(*endpoint));
-    if (NULL == endpoint || NULL == (endpoint->address = malloc(len))) {
+    if (NULL == endpoint || NULL == (endpoint->address = malloc(len - sizeof(int32_t)))) {
         free(endpoint);
         ret = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    memcpy(endpoint->address, address, len);
-    endpoint->address_len = len;
+    memcpy(&endpoint->pid, address, sizeof(int32_t)); /* ucx_publish_address */
+    memcpy(endpoint->address, (const char *) address + sizeof(int32_t), len - sizeof(int32_t));
+    endpoint->address_len = len - sizeof(int32_t);
+    endpoint->local = ucx_proc_local(proc);
     ret = opal_hash_table_set_value_uint64(&component.endpoints, ucx_proc_key(proc), endpoint);
     if (OPAL_SUCCESS != ret) {
         free(endpoint->address);
@@ -512,6 +558,66 @@ static bool ucx_ep_rdma_emulated(ucp_ep_h ep)
     return emulated;
 }
 
+/* endpoints UCX reported lost (ompi_osc_newrma_ucx_losses) */
+static ompi_osc_newrma_atomic_t ucx_losses = 0;
+
+/* UCX's error handler (under worker progress): the peer is gone.  Only
+ * marks it: the endpoint is closed (forced) at finalize, and the waiters
+ * above learn of it through ompi_osc_newrma_ucx_losses. */
+static void ucx_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = arg;
+
+    (void) ep;
+    if (!endpoint->lost) {
+        endpoint->lost = true;
+        opal_atomic_wmb();
+        opal_atomic_add_fetch_32(&ucx_losses, 1);
+        OSC_NEWRMA_VERBOSE(1, "lost the UCX endpoint to a peer: %s", ucs_status_string(status));
+    }
+}
+
+void ompi_osc_newrma_ucx_watch(struct ompi_proc_t *proc)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    bool remote;
+    ucp_ep_h ep;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    remote = OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints,
+                                                              ucx_proc_key(proc),
+                                                              (void **) &endpoint) &&
+             !endpoint->local && NULL == endpoint->ep;
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (remote) {
+        (void) ompi_osc_newrma_ucx_ep(proc, &ep, NULL);
+    }
+}
+
+int32_t ompi_osc_newrma_ucx_losses(void)
+{
+    return ucx_losses;
+}
+
+bool ompi_osc_newrma_ucx_proc_lost(struct ompi_proc_t *proc, bool check_local)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    bool lost = false;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint)) {
+        if (!endpoint->lost && check_local && endpoint->local && endpoint->pid > 0 &&
+            0 != kill((pid_t) endpoint->pid, 0) && ESRCH == errno) {
+            endpoint->lost = true;
+            OSC_NEWRMA_VERBOSE(1, "node-local peer process %d is gone", (int) endpoint->pid);
+        }
+        lost = endpoint->lost;
+    }
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return lost;
+}
+
 int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated)
 {
     ompi_osc_newrma_endpoint_t *endpoint = NULL;
@@ -525,9 +631,25 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_
         ret = OMPI_ERR_UNREACH;
         goto out;
     }
+    if (endpoint->lost) {
+        ret = MPI_ERR_OTHER; /* what a wait for the dead peer returns too */
+        goto out;
+    }
     if (NULL == endpoint->ep) {
         params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
         params.address = endpoint->address;
+        if (!endpoint->local) {
+            /* a dead peer fails its operations instead of leaving them (and
+             * so whoever waits for them) pending for ever.  Not on the node:
+             * UCX 1.13 then leaves its shared-memory transports for TCP
+             * (10x the latency, a third of the bandwidth, measured); the
+             * process id tells there (ompi_osc_newrma_ucx_proc_lost). */
+            params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            params.err_handler.cb = ucx_ep_error;
+            params.err_handler.arg = endpoint;
+        }
         status = ucp_ep_create(component.ucp_worker, &params, &endpoint->ep);
         if (UCS_OK != status) {
             opal_output(0, "osc/newrma: ucp_ep_create failed: %s", ucs_status_string(status));

@@ -37,6 +37,14 @@ struct ompi_osc_newrma_endpoint_t {
     size_t address_len;
     /** every RDMA lane of ep is emulated in software (UCX's TCP transport) */
     bool rdma_emulated;
+    /** UCX reported the peer failed (its error handler), or its process is
+     * gone: ep is unusable */
+    volatile bool lost;
+    /** on this node (osc_newrma_test_node_size's simulated node, if set):
+     * watched by process id, not by UCX's peer error handling */
+    bool local;
+    /** the peer's process id, from its published address */
+    int32_t pid;
 };
 
 /**
@@ -71,6 +79,27 @@ int ompi_osc_newrma_ucx_learn_address(struct ompi_proc_t *proc, const void *addr
  * @return OMPI_SUCCESS or OMPI_ERR_UNREACH
  */
 int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated);
+
+/**
+ * Peer failure.  Endpoints to peers on other nodes are made with UCX's peer
+ * error handling: when such a peer dies (its connection breaks, or UCX's
+ * keepalive finds it gone) its operations in flight complete with an
+ * error and the endpoint is marked lost.  A peer on this node is watched
+ * by its process id instead.  ompi_osc_newrma_ucx_ep refuses a lost
+ * endpoint (MPI_ERR_OTHER).
+ * @return how many endpoints UCX reported lost so far (a cheap check for
+ * waiters).
+ */
+int32_t ompi_osc_newrma_ucx_losses(void);
+
+/** Have UCX watch @p proc, a peer on another node whose messages come
+ * by other ways (the PML's PSCW handshake): its endpoint is made if it
+ * does not exist, so that its death is reported.  Best effort. */
+void ompi_osc_newrma_ucx_watch(struct ompi_proc_t *proc);
+
+/** True when the endpoint to @p proc was lost; with @p check_local, a
+ * node-local peer whose process is gone counts too (a system call). */
+bool ompi_osc_newrma_ucx_proc_lost(struct ompi_proc_t *proc, bool check_local);
 
 /** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
 int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
