@@ -35,6 +35,7 @@
 #include "osc_newrma_target_lock.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_base_optable.h"
+#include "osc_newrma_base_peer.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_transport_region.h"
 #include "osc_newrma_transport_shm.h"
@@ -73,8 +74,10 @@
  *  INBOX     component.inbox_lock: packets handed from the transport to the
  *            progress engine.
  *  POOL      a global element pool's lock (OPAL_THREAD_LOCK).
+ *  PEERS     module->peers_lock: making a window's peer entry on first
+ *            touch (osc_newrma_base_peer.h), by its owner or the agent.
  *
- * Under COMPONENT, LOOKUP, INBOX and POOL nothing runs but the code that
+ * Under COMPONENT, LOOKUP, INBOX, POOL and PEERS nothing runs but the code that
  * reads or changes what they protect (no progress, no MPI call, no UCX
  * call that may call back).  opal_progress runs with WINDOW released
  * (ompi_osc_newrma_progress_wait).
@@ -207,6 +210,8 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 
 /** What this process knows of one target's window memory. */
 struct ompi_osc_newrma_peer_t {
+    /** the peer's rank in the window (the entry is made on first touch) */
+    int rank;
     /** target's base address (its own virtual address space) and rkey:
      * asked of the target on first access (info_known), not exchanged at
      * creation; rkey NULL when the target exposes no registered memory */
@@ -337,9 +342,15 @@ struct ompi_osc_newrma_module_t {
     void *rkey_packed;
     size_t rkey_packed_len;
     bool pools_ready;
-    /** per-rank remote window information (create / allocate / shared),
-     * filled in on first access to each peer */
-    ompi_osc_newrma_peer_t *peers;
+    /** the entries of the peers touched (osc_newrma_base_peer.h): what was
+     * learnt of their windows on first access, their lock state; made on
+     * first touch, in an index sorted by rank behind a cache of a fixed size */
+    ompi_osc_newrma_peer_t **peer_index;
+    int peer_count;
+    int peer_capacity;
+    ompi_osc_newrma_peer_t *volatile peer_cache[OMPI_OSC_NEWRMA_PEER_CACHE];
+    opal_mutex_t peers_lock;
+    bool peers_ready;
     /** the peer entries whose lock_type is set: what UNLOCK_ALL releases,
      * O(targets locked) rather than a sweep over every rank */
     opal_list_t locked_peers;
@@ -533,18 +544,35 @@ static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t
     return (ompi_osc_newrma_module_t *) win->w_osc_module;
 }
 
+/** @p rank's peer entry, made on first touch (osc_newrma_base_peer.h);
+ * NULL only when it cannot be allocated.  Two loads when cached. */
+static inline ompi_osc_newrma_peer_t *ompi_osc_newrma_peer(ompi_osc_newrma_module_t *module,
+                                                           int rank)
+{
+    ompi_osc_newrma_peer_t *peer = module->peer_cache[rank & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
+
+    if (OPAL_LIKELY(NULL != peer && peer->rank == rank)) {
+        return peer;
+    }
+    return ompi_osc_newrma_peer_make(module, rank);
+}
+
 /** Size of @p rank's window memory in bytes, once its layout is known
  * (myself, a rank of the shared segment, or a peer accessed before);
  * 0 until then. */
-static inline size_t ompi_osc_newrma_peer_size(const ompi_osc_newrma_module_t *module, int rank)
+static inline size_t ompi_osc_newrma_peer_size(ompi_osc_newrma_module_t *module, int rank)
 {
-    return module->peers[rank].layout_known ? module->peers[rank].size : 0;
+    const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
+
+    return NULL != peer && peer->layout_known ? peer->size : 0;
 }
 
 /** @p rank's displacement unit, once known (else mine). */
-static inline int ompi_osc_newrma_peer_disp_unit(const ompi_osc_newrma_module_t *module, int rank)
+static inline int ompi_osc_newrma_peer_disp_unit(ompi_osc_newrma_module_t *module, int rank)
 {
-    return module->peers[rank].layout_known ? module->peers[rank].disp_unit : module->disp_unit;
+    const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
+
+    return NULL != peer && peer->layout_known ? peer->disp_unit : module->disp_unit;
 }
 
 /* The window lock.  Without MPI_THREAD_MULTIPLE the only other party that

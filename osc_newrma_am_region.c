@@ -125,14 +125,18 @@ static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
  * answer may be stale (ompi_osc_newrma_pkt_region_query). */
 static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[pkt->hdr.src];
+    /* none: this origin never asked the target, so it caches nothing of it
+     * and has no question in flight */
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, pkt->hdr.src);
     ompi_osc_newrma_pkt_hdr_t ack = pkt->hdr;
 
-    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-    (void) ompi_osc_newrma_region_cache_drop(&peer->regions, pkt->hdr.addr,
-                                             pkt->hdr.addr + pkt->hdr.len);
-    peer->regions_forgotten++;
-    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    if (NULL != peer) {
+        ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+        (void) ompi_osc_newrma_region_cache_drop(&peer->regions, pkt->hdr.addr,
+                                                 pkt->hdr.addr + pkt->hdr.len);
+        peer->regions_forgotten++;
+        ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    }
     ack.type = OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK;
     if (OMPI_SUCCESS != ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &ack, NULL, 0)) {
         opal_output(0, "osc/newrma: cannot acknowledge a detach of rank %d", pkt->hdr.src);

@@ -27,6 +27,7 @@ static const char *const mutex_names[OMPI_OSC_NEWRMA_MUTEX_CLASSES] = {
     "LOOKUP (component.modules_lock)",
     "INBOX (component.inbox_lock)",
     "POOL (a global pool's lock)",
+    "PEERS (module->peers_lock)",
 };
 
 static __thread int mutex_held_count[OMPI_OSC_NEWRMA_MUTEX_CLASSES];

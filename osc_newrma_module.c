@@ -341,38 +341,25 @@ static int module_agree(ompi_osc_newrma_module_t *module, int status)
 
 /* ---- construction / destruction ---- */
 
+/* What a peer entry holds beyond the entry itself. */
+static void module_peer_release(ompi_osc_newrma_peer_t *peer)
+{
+    if (NULL != peer->rkey) {
+        ucp_rkey_destroy(peer->rkey);
+    }
+    ompi_osc_newrma_region_cache_clear(&peer->regions);
+}
+
 static void module_peers_free(ompi_osc_newrma_module_t *module)
 {
-    if (NULL == module->peers) {
-        return;
+    if (module->peers_ready) {
+        OSC_NEWRMA_VERBOSE(20, "window %u: %zu peer entries for %d ranks", module->cid,
+                           ompi_osc_newrma_peers_count(module), module->comm_size);
     }
     while (NULL != opal_list_remove_first(&module->locked_peers)) {
         /* an epoch left open by an erroneous program */
     }
-    for (int i = 0; i < module->comm_size; ++i) {
-        ompi_osc_newrma_peer_t *peer = &module->peers[i];
-        OBJ_DESTRUCT(&peer->locked_item);
-        if (NULL != peer->rkey) {
-            ucp_rkey_destroy(peer->rkey);
-        }
-        ompi_osc_newrma_region_cache_clear(&peer->regions);
-        OBJ_DESTRUCT(&peer->regions);
-    }
-    free(module->peers);
-    module->peers = NULL;
-}
-
-static int module_peers_alloc(ompi_osc_newrma_module_t *module)
-{
-    module->peers = calloc((size_t) module->comm_size, sizeof(module->peers[0]));
-    if (NULL == module->peers) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (int i = 0; i < module->comm_size; ++i) {
-        OBJ_CONSTRUCT(&module->peers[i].regions, opal_list_t);
-        OBJ_CONSTRUCT(&module->peers[i].locked_item, opal_list_item_t);
-    }
-    return OMPI_SUCCESS;
+    ompi_osc_newrma_peers_fini(module, module_peer_release);
 }
 
 static void module_unregister(ompi_osc_newrma_module_t *module)
@@ -571,7 +558,12 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
         ret = component_window_setup();
     }
     if (OMPI_SUCCESS == ret) {
-        ret = module_peers_alloc(module);
+        ret = ompi_osc_newrma_peers_init(module);
+    }
+    /* my own entry, before the collectives, so that failing to make it
+     * fails the creation everywhere (module_self fills it in) */
+    if (OMPI_SUCCESS == ret && NULL == ompi_osc_newrma_peer(module, module->my_rank)) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (OMPI_SUCCESS == ret) {
         ret = module_tables(module);
@@ -602,10 +594,11 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     return ret;
 }
 
-/* My own memory is always reached with loads and stores. */
+/* My own memory is always reached with loads and stores (my entry was made
+ * in module_build). */
 static void module_self(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_peer_t *self = &module->peers[module->my_rank];
+    ompi_osc_newrma_peer_t *self = ompi_osc_newrma_peer(module, module->my_rank);
 
     self->shm_base = module->base;
     self->base = (uint64_t) (uintptr_t) module->base;
@@ -850,10 +843,11 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
  * even inside a noncontiguous segment where it holds a placeholder address. */
 static bool shared_query_visible(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    /* no entry: neither mine nor in my segment */
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
 
-    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor || 0 == ompi_osc_newrma_peer_size(module, rank) ||
-        NULL == peer->shm_base) {
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor || NULL == peer ||
+        0 == ompi_osc_newrma_peer_size(module, rank) || NULL == peer->shm_base) {
         return false;
     }
     return rank == module->my_rank || module->shm.active;
@@ -880,7 +874,7 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
     if (found >= 0) {
         *size = ompi_osc_newrma_peer_size(module, found);
         *disp_unit = ompi_osc_newrma_peer_disp_unit(module, found);
-        *(void **) baseptr = module->peers[found].shm_base;
+        *(void **) baseptr = ompi_osc_newrma_peer(module, found)->shm_base;
     } else {
         *size = 0;
         *disp_unit = ompi_osc_newrma_peer_disp_unit(module, rank >= 0 ? rank : module->my_rank);

@@ -18,7 +18,7 @@
 /** True when a PUT or GET @p op to @p target travels as packets behind the
  * target's other packets (contiguous target layout, aggregation on, small or
  * to a peer whose RDMA is emulated), so it is ordered after them. */
-bool ompi_osc_newrma_op_as_packets(const ompi_osc_newrma_module_t *module,
+bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
                                    const ompi_osc_newrma_target_t *target,
                                    const ompi_osc_newrma_op_t *op);
 

@@ -50,7 +50,7 @@
  * it joins the entries that UNLOCK_ALL releases. */
 static void passive_peer_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
 
     if (0 == peer->lock_type) {
         opal_list_append(&module->locked_peers, &peer->locked_item);
@@ -58,16 +58,15 @@ static void passive_peer_lock(ompi_osc_newrma_module_t *module, int rank, int lo
     peer->lock_type = lock_type;
 }
 
-static int passive_peer_rank(ompi_osc_newrma_module_t *module, opal_list_item_t *item)
+static int passive_peer_rank(opal_list_item_t *item)
 {
-    return (int) ((ompi_osc_newrma_peer_t *) ((char *) item -
-                                              offsetof(ompi_osc_newrma_peer_t, locked_item)) -
-                  module->peers);
+    return ((ompi_osc_newrma_peer_t *) ((char *) item -
+                                        offsetof(ompi_osc_newrma_peer_t, locked_item)))->rank;
 }
 
 static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
 {
-    return module->peers[rank].lock_nocheck ||
+    return ompi_osc_newrma_peer(module, rank)->lock_nocheck ||
            (module->lock_all_nocheck && OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state);
 }
 
@@ -114,7 +113,8 @@ static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *
         }
         *wanted_p = *wanted_p || target->lock_wanted;
         if (NULL == first ||
-            module->peers[target->rank].lock_seq < module->peers[first->rank].lock_seq) {
+            ompi_osc_newrma_peer(module, target->rank)->lock_seq <
+                ompi_osc_newrma_peer(module, first->rank)->lock_seq) {
             first = target;
         }
     }
@@ -211,7 +211,7 @@ void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
     }
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->lock_state = OMPI_OSC_NEWRMA_LOCK_GRANTED;
-    module->peers[target->rank].lock_granted = true;
+    ompi_osc_newrma_peer(module, target->rank)->lock_granted = true;
     if (target->lock_counted) {
         target->lock_counted = false;
         module->lock_requests--;
@@ -225,7 +225,7 @@ void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
                                         ompi_osc_newrma_target_t *target)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[target->rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, target->rank);
     int ret;
 
     if (target->unlock_sent) {
@@ -260,7 +260,7 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
 
 static void passive_target_init(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[target->rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, target->rank);
 
     target->lock_type = peer->lock_type ? peer->lock_type : MPI_LOCK_SHARED;
     target->lock_mode = peer->lock_nocheck ? MPI_MODE_NOCHECK : 0;
@@ -298,9 +298,12 @@ static bool lock_all_granted(ompi_osc_newrma_module_t *module, void *arg)
 
 static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
     int ret;
 
+    if (NULL == peer) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     passive_peer_lock(module, rank, MPI_LOCK_SHARED);
     if (NULL != peer->lock) {
         peer->lock_granted = true;
@@ -343,8 +346,11 @@ static int lock_all_fallback(ompi_osc_newrma_module_t *module)
             }
         }
     }
+    /* the window protocol locks every rank: an entry each */
     for (int rank = 0; rank < module->comm_size; ++rank) {
-        if (0 == module->peers[rank].lock_type) {
+        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
+
+        if (NULL == peer || 0 == peer->lock_type) {
             ret = lock_all_fallback_peer(module, rank);
             if (OMPI_SUCCESS != ret) {
                 return ret;
@@ -362,12 +368,15 @@ int ompi_osc_newrma_passive_target_get(ompi_osc_newrma_module_t *module, int ran
                                        ompi_osc_newrma_target_t **target_p)
 {
     ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_lookup(&module->table, rank);
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
     int ret;
 
     if (NULL != target) {
         *target_p = target;
         return OMPI_SUCCESS;
+    }
+    if (NULL == peer) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED == module->win_state && 0 == peer->lock_type) {
         /* per-target protocol: only while elements last, since a freed
@@ -397,8 +406,11 @@ int ompi_osc_newrma_passive_target_get(ompi_osc_newrma_module_t *module, int ran
 
 int ompi_osc_newrma_passive_check_target(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
 
+    if (NULL == peer) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     switch (module->win_state) {
         case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
             return 0 != peer->lock_type ? OMPI_SUCCESS : OMPI_ERR_RMA_SYNC;
@@ -582,7 +594,7 @@ static bool passive_done(ompi_osc_newrma_module_t *module, void *arg)
 
 static void passive_forget_peer(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
 
     if (0 != peer->lock_type) {
         opal_list_remove_item(&module->locked_peers, &peer->locked_item);
@@ -673,7 +685,7 @@ static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrm
  * UNLOCK: directly, or with an UNLOCK counted on the window. */
 static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
     int ret = OMPI_SUCCESS;
 
     if (NULL != peer->lock) {
@@ -700,10 +712,13 @@ static bool window_acks_done(ompi_osc_newrma_module_t *module, void *arg)
 
 static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank, int mpi_assert)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
     ompi_osc_newrma_target_t *target;
     int ret;
 
+    if (NULL == peer) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     if (0 != peer->lock_type) {
         return OMPI_ERR_RMA_SYNC; /* this target is locked already */
     }
@@ -730,10 +745,11 @@ static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank
 
 static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
     int ret;
 
-    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state || 0 == peer->lock_type) {
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state || NULL == peer ||
+        0 == peer->lock_type) {
         return OMPI_ERR_RMA_SYNC;
     }
     ret = passive_complete_rank(module, rank, OMPI_OSC_NEWRMA_SYNC_UNLOCK);
@@ -842,14 +858,14 @@ static int unlock_all_locked(ompi_osc_newrma_module_t *module)
     for (item = opal_list_get_first(&module->locked_peers);
          OMPI_SUCCESS == ret && item != opal_list_get_end(&module->locked_peers);
          item = opal_list_get_next(item)) {
-        ret = passive_release_peer(module, passive_peer_rank(module, item));
+        ret = passive_release_peer(module, passive_peer_rank(item));
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
     while (!opal_list_is_empty(&module->locked_peers)) {
         passive_forget_peer(module,
-                            passive_peer_rank(module, opal_list_get_first(&module->locked_peers)));
+                            passive_peer_rank(opal_list_get_first(&module->locked_peers)));
     }
     module->lock_all_nocheck = false;
     ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_ALL);
@@ -875,9 +891,12 @@ static int flush_check(ompi_osc_newrma_module_t *module, int rank)
     if (!ompi_osc_newrma_win_state_is_passive(module->win_state)) {
         return OMPI_ERR_RMA_SYNC;
     }
-    if (rank >= 0 && OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state &&
-        0 == module->peers[rank].lock_type) {
-        return OMPI_ERR_RMA_SYNC;
+    if (rank >= 0 && OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
+        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
+
+        if (NULL == peer || 0 == peer->lock_type) {
+            return OMPI_ERR_RMA_SYNC;
+        }
     }
     return OMPI_SUCCESS;
 }
@@ -885,11 +904,15 @@ static int flush_check(ompi_osc_newrma_module_t *module, int rank)
 static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
                         ompi_osc_newrma_sync_flag_t flag)
 {
-    ompi_osc_newrma_peer_t *peer = &module->peers[rank];
+    ompi_osc_newrma_peer_t *peer;
     int ret = flush_check(module, rank);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
+    }
+    peer = ompi_osc_newrma_peer(module, rank);
+    if (NULL == peer) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     opal_atomic_mb(); /* MEM_SYNC: direct accesses before later PROC_SYNCs */
     if (NULL != peer->lock) {

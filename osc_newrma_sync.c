@@ -115,15 +115,19 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
 
 /* Dynamic windows: forget the remote regions cached in the closed epoch;
  * targets may detach and attach memory between epochs. */
+static void fence_forget_peer_regions(ompi_osc_newrma_peer_t *peer, void *arg)
+{
+    (void) arg;
+    ompi_osc_newrma_region_cache_clear(&peer->regions);
+}
+
 static void fence_forget_regions(ompi_osc_newrma_module_t *module)
 {
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
         return;
     }
     ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-    for (int i = 0; i < module->comm_size; ++i) {
-        ompi_osc_newrma_region_cache_clear(&module->peers[i].regions);
-    }
+    ompi_osc_newrma_peers_foreach(module, fence_forget_peer_regions, NULL);
     ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
 }
 

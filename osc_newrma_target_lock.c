@@ -37,7 +37,7 @@ static bool direct_entered(ompi_osc_newrma_module_t *module, void *arg)
 
 int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type)
 {
-    direct_wait_t wait = {module->peers[rank].lock, lock_type, 0};
+    direct_wait_t wait = {ompi_osc_newrma_peer(module, rank)->lock, lock_type, 0};
     uint64_t start;
     int ret;
 
@@ -61,7 +61,7 @@ int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int ra
 
 int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type)
 {
-    ompi_osc_newrma_lockword_t *word = module->peers[rank].lock;
+    ompi_osc_newrma_lockword_t *word = ompi_osc_newrma_peer(module, rank)->lock;
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
     ompi_osc_newrma_lockword_release(word, lock_type);

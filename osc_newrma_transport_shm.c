@@ -390,7 +390,12 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     offset = ctrl;
     /* contiguous by default: rank r's memory follows rank r-1's (MPI-3.1 11.2.3) */
     for (int i = 0; i < node_size; ++i) {
-        ompi_osc_newrma_peer_t *peer = &module->peers[all[i].win_rank];
+        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, all[i].win_rank);
+
+        if (NULL == peer) {
+            ret = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
         peer->shm_base = module->shm.seg_base + offset;
         peer->size = all[i].size;
         peer->disp_unit = all[i].disp_unit;
@@ -412,7 +417,7 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
             peer->lock = &words[i];
         }
     }
-    *base_p = module->peers[module->my_rank].shm_base;
+    *base_p = ompi_osc_newrma_peer(module, module->my_rank)->shm_base;
 out:
     free(all);
     return ret;

@@ -823,6 +823,8 @@ static void run_mem_row(row_t *row)
         return;
     }
     mem_touch(&w[0], row->flavor);
+    /* every origin is done before a target detaches its memory (dynamic) */
+    MPI_Barrier(MPI_COMM_WORLD);
     win_close(&w[0], row->flavor);
     MPI_Barrier(MPI_COMM_WORLD);
     before = rss_kib();
