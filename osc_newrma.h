@@ -146,6 +146,11 @@ struct ompi_osc_newrma_component_t {
     unsigned int dynamic_regions;
     int test_fail_rdma;
     int test_fail_packet;
+    int test_fail_create; /* 1: module allocation, 2: address record (once) */
+    /** a module kept in reserve, so that a rank that cannot allocate one
+     * still takes part in the creation's collectives (osc_newrma_module.c) */
+    struct ompi_osc_newrma_module_t *module_reserve;
+    ompi_osc_newrma_atomic_t module_reserve_used;
     int test_node_size; /* > 0: simulated nodes of this many world ranks */
     /** print each window's counters at MPI_Win_free (osc_newrma_stats) */
     bool stats;
@@ -396,6 +401,8 @@ struct ompi_osc_newrma_module_t {
     /** first error of an operation completed since the last synchronization
      * returned one (ompi_osc_newrma_module_error) */
     ompi_osc_newrma_atomic_t error;
+    /** this module is the component's reserve (module_alloc) */
+    bool reserve;
     /** a peer of the window died (ompi_osc_newrma_peer_lost): every wait
      * of the window fails from then on */
     bool peer_lost;
@@ -450,6 +457,10 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
 int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len);
 int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
 int ompi_osc_newrma_free(struct ompi_win_t *win);
+/** The module kept in reserve for a creation that cannot allocate one
+ * (component init and finalize). */
+int ompi_osc_newrma_module_reserve_init(void);
+void ompi_osc_newrma_module_reserve_fini(void);
 int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
                            struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor,
                            int *model);

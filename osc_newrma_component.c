@@ -204,6 +204,12 @@ static int component_register(void)
                  "fails (not applied), to check that the origin's completing call returns an "
                  "error; 0 never (default: 0)",
                  &component.test_fail_packet, 0);
+    register_int("test_fail_create",
+                 "Test hook: the next window creation of this process fails at one step, "
+                 "to check that every rank fails it: 1 allocating the module, 2 recording a "
+                 "peer's UCX worker address (only where addresses travel); 0 never "
+                 "(default: 0)",
+                 &component.test_fail_create, 0);
     register_int("test_node_size",
                  "Test hook: MPI_Win_allocate windows treat ranks of MPI_COMM_WORLD in blocks "
                  "of N (0-(N-1), N-(2N-1), ...) as separate nodes, so one machine runs "
@@ -263,6 +269,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     if (OPAL_SUCCESS == ret) {
         ret = ompi_osc_newrma_pkt_data_init();
     }
+    if (OPAL_SUCCESS == ret) {
+        ret = ompi_osc_newrma_module_reserve_init();
+    }
     component.pools_ready = false;
     component.progress_registered = false;
     component.progress_busy = 0;
@@ -289,6 +298,7 @@ static int component_finalize(void)
         (void) ompi_osc_newrma_pool_fini(&component.target_global_pool);
         component.pools_ready = false;
     }
+    ompi_osc_newrma_module_reserve_fini();
     OBJ_DESTRUCT(&component.endpoints);
     OBJ_DESTRUCT(&component.modules);
     OBJ_DESTRUCT(&component.windows);

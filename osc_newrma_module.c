@@ -263,6 +263,34 @@ static bool module_need_addresses(ompi_osc_newrma_module_t *module)
     return false;
 }
 
+/* Record the peers' worker addresses from the allgatherv (@p status: its
+ * result), and agree on it: a rank that could not record one (out of
+ * memory) fails the creation on every rank, not alone. */
+static int module_learn_addresses(ompi_osc_newrma_module_t *module, const char *all,
+                                  const int *counts, const int *displs, int status)
+{
+    ompi_communicator_t *comm = module->comm;
+    int agreed, ret;
+
+    if (2 == component.test_fail_create && OMPI_SUCCESS == status) {
+        component.test_fail_create = 0; /* once */
+        status = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int i = 0; OMPI_SUCCESS == status && i < module->comm_size; ++i) {
+        if (i != module->my_rank && counts[i] > 0) {
+            status = ompi_osc_newrma_ucx_learn_address(ompi_comm_peer_lookup(comm, i),
+                                                       all + displs[i], (size_t) counts[i]);
+        }
+    }
+    agreed = status;
+    ret = comm->c_coll->coll_allreduce(MPI_IN_PLACE, &agreed, 1, MPI_INT, MPI_MIN, comm,
+                                       comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != status) {
+        return status;
+    }
+    return OMPI_SUCCESS != ret ? ret : agreed;
+}
+
 /* Every rank's worker address: their lengths, then the addresses.  Made
  * when some rank of the window lacks one (so at most once per process,
  * unless windows come on ever new communicators).  @p counts (2 ints per
@@ -297,12 +325,8 @@ static int module_exchange_addresses(ompi_osc_newrma_module_t *module, int *coun
         ret = comm->c_coll->coll_allgatherv(component.worker_address, mine, MPI_BYTE, all, counts,
                                             displs, MPI_BYTE, comm,
                                             comm->c_coll->coll_allgatherv_module);
-    }
-    for (int i = 0; OMPI_SUCCESS == ret && i < module->comm_size; ++i) {
-        if (i != module->my_rank && counts[i] > 0) {
-            ret = ompi_osc_newrma_ucx_learn_address(ompi_comm_peer_lookup(comm, i),
-                                                    all + displs[i], (size_t) counts[i]);
-        }
+        /* every rank that made the allgatherv makes this agreement too */
+        ret = module_learn_addresses(module, all, counts, displs, ret);
     }
     free(all);
     return ret;
@@ -433,7 +457,12 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->lock_queue_lock);
     OBJ_DESTRUCT(&module->lock);
     OBJ_DESTRUCT(&module->window_item);
-    free(module);
+    if (module->reserve) {
+        opal_atomic_wmb();
+        component.module_reserve_used = 0;
+    } else {
+        free(module);
+    }
 }
 
 static int module_register(ompi_osc_newrma_module_t *module)
@@ -536,8 +565,10 @@ static int module_info_subscribe(ompi_osc_newrma_module_t *module)
     return ret;
 }
 
+/* @p status: a failure before the build (the module is the reserve); the
+ * build still makes every collective, which carry it to every rank. */
 static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t size,
-                        struct opal_info_t *info)
+                        struct opal_info_t *info, int status)
 {
     ompi_communicator_t *dup = NULL;
     int ret;
@@ -553,7 +584,10 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->comm_size = ompi_comm_size(module->comm);
     /* from here on a failure on one rank does not skip the collectives
      * below (the shared segment's and the exchange), which carry it to all */
-    ret = module_config(module, info);
+    ret = module_config(module, info); /* its defaults, even after a failure */
+    if (OMPI_SUCCESS == ret) {
+        ret = status;
+    }
     if (OMPI_SUCCESS == ret) {
         ret = component_window_setup();
     }
@@ -612,12 +646,55 @@ static void module_self(ompi_osc_newrma_module_t *module)
     self->lock = module->my_lock;
 }
 
+int ompi_osc_newrma_module_reserve_init(void)
+{
+    component.module_reserve = malloc(sizeof(ompi_osc_newrma_module_t));
+    component.module_reserve_used = 0;
+    return NULL != component.module_reserve ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+void ompi_osc_newrma_module_reserve_fini(void)
+{
+    free(component.module_reserve);
+    component.module_reserve = NULL;
+}
+
+/* A zeroed module, or, when none can be allocated, the component's reserve
+ * with *@p status set: a rank that cannot allocate its module still takes
+ * part in every collective of the creation, which carry its failure to all
+ * (module_build), instead of leaving them waiting.  NULL only when the
+ * reserve is taken too (two failing creations at once, in two threads). */
+static ompi_osc_newrma_module_t *module_alloc(int *status)
+{
+    ompi_osc_newrma_module_t *module = NULL;
+    int32_t unused = 0;
+
+    if (1 == component.test_fail_create) {
+        component.test_fail_create = 0; /* once */
+    } else {
+        module = calloc(1, sizeof(*module));
+    }
+    *status = OMPI_SUCCESS;
+    if (NULL != module) {
+        return module;
+    }
+    if (NULL == component.module_reserve ||
+        !opal_atomic_compare_exchange_strong_32(&component.module_reserve_used, &unused, 1)) {
+        return NULL;
+    }
+    module = component.module_reserve;
+    memset(module, 0, sizeof(*module));
+    module->reserve = true;
+    *status = OMPI_ERR_OUT_OF_RESOURCE;
+    return module;
+}
+
 int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
                            struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor,
                            int *model)
 {
-    ompi_osc_newrma_module_t *module = calloc(1, sizeof(*module));
-    int ret;
+    int status, ret;
+    ompi_osc_newrma_module_t *module = module_alloc(&status);
 
     if (NULL == module) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -643,7 +720,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
 
     win->w_osc_module = &module->super; /* the info callbacks find it there */
-    ret = module_build(module, base, module->size, info);
+    ret = module_build(module, base, module->size, info, status);
     if (OMPI_SUCCESS != ret) {
         win->w_osc_module = NULL;
         OSC_NEWRMA_VERBOSE(1, "window creation failed: %d", ret);

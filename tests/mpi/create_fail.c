@@ -11,8 +11,15 @@
  * creates a working window with the same communicator and moves data
  * through it.
  *
+ * Modes module and address inject, on the last rank only, a failure the
+ * machine cannot be made to produce on demand (osc_newrma_test_fail_create):
+ * the component cannot allocate its module, or cannot record a peer's UCX
+ * worker address (the first creation of a process that sends addresses:
+ * not a window wholly in a shared segment).  Injected once, so one round.
+ *
  * usage: create_fail FLAVOR MODE   (FLAVOR: allocate | create | dynamic;
- *                                   MODE: huge (allocate only) | info)
+ *                                   MODE: huge (allocate only) | info |
+ *                                   module | address)
  */
 #include "mtest.h"
 
@@ -54,17 +61,29 @@ int main(int argc, char **argv)
     MPI_Aint size = sizeof(mem);
     MPI_Win win = MPI_WIN_NULL;
 
+    int rounds = 3;
+    const char *world_rank = getenv("OMPI_COMM_WORLD_RANK");
+    const char *world_size = getenv("OMPI_COMM_WORLD_SIZE");
+
+    /* before MPI_Init, which reads the component's variables */
+    if (0 == strcmp(mode, "module") || 0 == strcmp(mode, "address")) {
+        rounds = 1;
+        if (NULL != world_rank && NULL != world_size &&
+            atoi(world_rank) == atoi(world_size) - 1) {
+            setenv("OMPI_MCA_osc_newrma_test_fail_create", 'm' == mode[0] ? "1" : "2", 1);
+        }
+    }
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (me == nprocs - 1 && 0 == strcmp(mode, "huge")) {
         size = (MPI_Aint) 1 << 50;
-    } else if (me == nprocs - 1) {
+    } else if (me == nprocs - 1 && 0 == strcmp(mode, "info")) {
         MPI_Info_create(&info);
         MPI_Info_set(info, "op_win_pool_size", "many");
     }
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < rounds; ++round) {
         rc = try_create(flavor, size, info, mem, &win);
         failed = MPI_SUCCESS != rc;
         MPI_Error_class(rc, &cls);
