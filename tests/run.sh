@@ -6,7 +6,8 @@
 #
 # usage: run.sh --bindir DIR --dsodir DIR [--list FILE] [--filter REGEX] [--seed N]
 #               [--np N] [--variant V]
-# --np N runs only the entries that list N ranks, at N; --variant V runs
+# --np N runs only the entries that list N ranks, at N (N may be a list,
+# 2,3,4: the entries' rank counts among them); --variant V runs
 # every MPI entry that holds for any path (it lists shm) with variant V
 # instead of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
 # Environment: NEWRMA_TEST_MPIRUN_ARGS (more mpirun arguments),
@@ -65,6 +66,14 @@ variant_args() {
         mttcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x MTEST_THREAD_MULTIPLE=1" ;;
         *) echo "run.sh: unknown variant $1" >&2; exit 2 ;;
     esac
+}
+
+np_common() { # entry-ranks only-ranks: the rank counts in both lists
+    local out="" n
+    for n in ${1//,/ }; do
+        [[ ",$2," == *",$n,"* ]] && out="$out${out:+,}$n"
+    done
+    echo "$out"
 }
 
 mpirun_cmd() { # np osc extra-args...
@@ -187,8 +196,8 @@ while read -r name ranks limit variants cmd; do
     case "$name" in ''|\#*) continue ;; esac
     [ -n "$filter" ] && ! [[ "$name" =~ $filter ]] && continue
     if [ -n "$only_np" ]; then
-        [[ ",$ranks," == *",$only_np,"* ]] || continue
-        ranks=$only_np
+        ranks=$(np_common "$ranks" "$only_np")
+        [ -n "$ranks" ] || continue
     fi
     if [ -n "$only_variant" ]; then
         [[ ",$variants," == *",shm,"* ]] || continue

@@ -10,7 +10,7 @@
 # (tests/sh/valgrind.sh), so LeakSanitizer is off; an allocation too large
 # fails as it would without ASan (tests/mpi/create_fail.c asks for 1 PiB).
 # usage: sanitizers.sh BINDIR [run.sh arguments, e.g. --filter REGEX]
-#        (no arguments after BINDIR: the whole list)
+#        (no arguments after BINDIR: every MPI entry at every rank count)
 set -u
 bindir=$(cd "$1" && pwd); shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +33,9 @@ export NEWRMA_TEST_MPIRUN_ARGS="-x LD_PRELOAD=$asan \
 -x UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 # the programs in a bin directory of their own: its logs are this run's
 mkdir -p "$build/bin" && cp -r "$bindir/mpi" "$build/bin/" || exit 1
+# no arguments: every MPI entry of the list at each of its rank counts (the
+# unit tests and shell checks, rank count 0, are not MPI programs here)
+[ $# -gt 0 ] || set -- --np 2,3,4
 bash "$src/tests/run.sh" --bindir "$build/bin" --dsodir "$build/.libs" "$@"
 rc=$?
 # a report in a run that still printed " No Errors" fails too
