@@ -33,6 +33,10 @@ export NEWRMA_TEST_MPIRUN_ARGS="-x LD_PRELOAD=$asan \
 -x UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 # the programs in a bin directory of their own: its logs are this run's
 mkdir -p "$build/bin" && cp -r "$bindir/mpi" "$build/bin/" || exit 1
+# the Global Arrays / ARMCI-MPI clients, where they were built
+if [ -d "$bindir/clients" ]; then
+    cp -r "$bindir/clients" "$build/bin/" || exit 1
+fi
 # no arguments: every MPI entry of the list at each of its rank counts (the
 # unit tests and shell checks, rank count 0, are not MPI programs here)
 [ $# -gt 0 ] || set -- --np 2,3,4
