@@ -459,8 +459,9 @@ void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
     opal_atomic_add_fetch_32(&op->outstanding, -1);
 }
 
-static void pkt_handle_get_reply(ompi_osc_newrma_pkt_t *pkt)
+static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
+    (void) module; /* the op element in its tag says where the data goes */
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
     ompi_osc_newrma_pkt_deliver_reply(op, op->get_stream, pkt);
@@ -483,17 +484,11 @@ void ompi_osc_newrma_pkt_data_fini(void)
     }
 }
 
-static void pkt_handle_get_reply_any(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
-{
-    (void) module;
-    pkt_handle_get_reply(pkt);
-}
-
 void ompi_osc_newrma_pkt_data_register_handlers(void)
 {
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUT, pkt_handle_put);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET, pkt_handle_get);
-    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply_any);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_UNLOCK, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_COMPLETE, pkt_handle_rma_done);

@@ -34,11 +34,12 @@ static void pkt_handle_lock_granted(ompi_osc_newrma_module_t *module, ompi_osc_n
                              : OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED;
 }
 
-static void pkt_handle_single_ack(ompi_osc_newrma_pkt_t *pkt)
+static void pkt_handle_single_ack(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
+    (void) module;
     if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) && pkt->payload_len == op->bytes) {
         memcpy(OMPI_OSC_NEWRMA_OP_GET == op->kind ? op->origin_addr : op->result_stream,
                pkt->payload, pkt->payload_len);
@@ -81,14 +82,8 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
                                                   &module->ack_counter);
 }
 
-static void pkt_handle_single_ack_any(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
-{
-    (void) module;
-    pkt_handle_single_ack(pkt);
-}
-
 void ompi_osc_newrma_pkt_lock_register_handlers(void)
 {
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, pkt_handle_lock_granted);
-    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_SINGLE_ACK, pkt_handle_single_ack_any);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_SINGLE_ACK, pkt_handle_single_ack);
 }

@@ -99,10 +99,11 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
 }
 
 /* Origin side: hand the answer to the waiting ompi_osc_newrma_pkt_region_query(). */
-static void pkt_handle_region_reply(ompi_osc_newrma_pkt_t *pkt)
+static void pkt_handle_region_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_region_query_t *query = (void *) (uintptr_t) pkt->hdr.tag;
 
+    (void) module; /* NULL: a reply names no window, the query is in its tag */
     query->status = pkt->hdr.status;
     query->base = pkt->hdr.addr;
     query->len = pkt->hdr.len;
@@ -199,13 +200,6 @@ int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const in
     return OMPI_SUCCESS != ret ? ret : wait;
 }
 
-static void pkt_handle_region_reply_any(ompi_osc_newrma_module_t *module,
-                                        ompi_osc_newrma_pkt_t *pkt)
-{
-    (void) module; /* a reply names no window: the query it answers is in its tag */
-    pkt_handle_region_reply(pkt);
-}
-
 static void pkt_handle_region_forget_ack(ompi_osc_newrma_module_t *module,
                                          ompi_osc_newrma_pkt_t *pkt)
 {
@@ -217,7 +211,7 @@ void ompi_osc_newrma_pkt_region_register_handlers(void)
 {
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_QUERY, pkt_handle_region_query);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_REPLY,
-                                         pkt_handle_region_reply_any);
+                                         pkt_handle_region_reply);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_FORGET,
                                          pkt_handle_region_forget);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK,
