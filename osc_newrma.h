@@ -116,6 +116,10 @@ typedef struct {
      * target (0: no aggregation), and the largest PUT sent as a packet */
     size_t aggregate_bytes;
     size_t aggregate_threshold;
+    /** UCX path: a contiguous PUT or GET sent as packets from this many
+     * bytes on goes by rendezvous, straight into the window or the origin
+     * buffer (0: never) */
+    size_t rndv_threshold;
 } ompi_osc_newrma_config_t;
 
 struct ompi_osc_newrma_component_t {
@@ -137,6 +141,7 @@ struct ompi_osc_newrma_component_t {
     int active_req_threshold;
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
+    unsigned long rndv_threshold;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
     /** remote single-element accumulates may use UCX atomics (the atomic

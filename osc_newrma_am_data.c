@@ -73,7 +73,7 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                 ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
-                                size_t prefix_len, const void *data, size_t len)
+                                size_t prefix_len, const void *data, size_t len, bool rndv)
 {
     ucp_ep_h ep;
     int ret = ompi_osc_newrma_pkt_batch_flush(module, target); /* after those before it */
@@ -86,7 +86,8 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
     }
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
-    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len);
+    ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len,
+                                         rndv);
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
         OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
@@ -96,7 +97,7 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
 
 int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                 const char *data, size_t len, uint64_t taddr)
+                                 const char *data, size_t len, uint64_t taddr, bool rndv)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
@@ -104,7 +105,7 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
     hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
     hdr.addr = taddr;
     hdr.len = len;
-    return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len);
+    return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len, rndv);
 }
 
 int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
@@ -118,6 +119,12 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
     op->get_stream = dest;
     hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
     hdr.tag2 = (uint64_t) (uintptr_t) op;
+    if (module->config.rndv_threshold > 0 && op->bytes >= module->config.rndv_threshold) {
+        OSC_NEWRMA_VERBOSE(30, "GET of %zu bytes from rank %d by rendezvous", op->bytes,
+                           target->rank);
+        hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* one answer, straight into dest */
+        chunk = op->bytes;
+    }
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         hdr.addr = taddr + offset;
         hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
@@ -369,9 +376,32 @@ bool ompi_osc_newrma_pkt_test_fail(void)
            opal_atomic_add_fetch_32(&applied, 1) == component.test_fail_packet;
 }
 
+/* A PUT sent by rendezvous: its data lands straight in the window, and it
+ * counts as applied when it has (the packet's second visit, LANDED). */
+static int pkt_land_put(ompi_osc_newrma_pkt_t *pkt)
+{
+    if (!(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG) || pkt->payload_len != pkt->hdr.len) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    return ompi_osc_newrma_pkt_land(pkt, (void *) (uintptr_t) pkt->hdr.addr);
+}
+
 static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : pkt_unpack_put(module, pkt);
+    int ret;
+
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+        ret = pkt->hdr.status;
+    } else if (ompi_osc_newrma_pkt_test_fail()) {
+        ret = OMPI_ERROR; /* a rendezvous payload is cancelled with the packet */
+    } else if (pkt->rndv) {
+        ret = pkt_land_put(pkt);
+        if (OMPI_SUCCESS == ret) {
+            return;
+        }
+    } else {
+        ret = pkt_unpack_put(module, pkt);
+    }
 
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(1, "cannot apply a PUT packet from rank %d: %d", pkt->hdr.src, ret);
@@ -399,12 +429,41 @@ void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc
     }
 }
 
+/* A large GET's answer, read in place by rendezvous.  The GET counts as
+ * applied only once the data has been read (its second visit, SENT): an
+ * RMA_DONE, UNLOCK or COMPLETE behind it, which may let the target's owner
+ * or another origin write there, waits for that. */
+static int pkt_answer_get_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+
+    reply.type = OMPI_OSC_NEWRMA_PKT_GET_REPLY;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    reply.len = pkt->hdr.len;
+    return ompi_osc_newrma_pkt_answer_rndv(module, pkt, &reply,
+                                           (const void *) (uintptr_t) pkt->hdr.addr, pkt->hdr.len);
+}
+
 static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
-    /* the origin checked the range against the window when it queued the op */
-    const void *data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
+    int ret;
+    const void *data;
 
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
+        ompi_osc_newrma_pkt_count_applied(module, pkt, pkt->hdr.status);
+        return;
+    }
+    ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;
+    /* the origin checked the range against the window when it queued the op */
+    data = OMPI_SUCCESS == ret ? (const void *) (uintptr_t) pkt->hdr.addr : NULL;
+    if (OMPI_SUCCESS == ret && (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV)) {
+        ret = pkt_answer_get_rndv(module, pkt);
+        if (OMPI_SUCCESS == ret) {
+            return;
+        }
+        data = NULL; /* the failure is answered at once */
+    }
     ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY, ret, data);
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
@@ -459,11 +518,37 @@ void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
     opal_atomic_add_fetch_32(&op->outstanding, -1);
 }
 
+/* A GET's answer sent by rendezvous: received straight into the origin
+ * buffer; the op counts it when it has landed (its second visit). */
+static void pkt_land_get_reply(ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_t *pkt)
+{
+    int ret = OMPI_ERR_BAD_PARAM;
+
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+        ret = pkt->hdr.status;
+    } else if (pkt->payload_len == pkt->hdr.len && pkt->hdr.tag <= op->bytes &&
+               pkt->hdr.len <= op->bytes - pkt->hdr.tag) {
+        ret = ompi_osc_newrma_pkt_land(pkt, op->get_stream + pkt->hdr.tag);
+        if (OMPI_SUCCESS == ret) {
+            return;
+        }
+    }
+    if (OMPI_SUCCESS != ret) {
+        op->status = OMPI_ERROR;
+    }
+    opal_atomic_wmb();
+    opal_atomic_add_fetch_32(&op->outstanding, -1);
+}
+
 static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     (void) module; /* the op element in its tag says where the data goes */
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
+    if (pkt->rndv || (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
+        pkt_land_get_reply(op, pkt);
+        return;
+    }
     ompi_osc_newrma_pkt_deliver_reply(op, op->get_stream, pkt);
 }
 

@@ -46,21 +46,23 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
  * @p op's packet @p hdr as an active message of its own, its payload
  * @p prefix then @p data straight from where they are (neither copied: they
  * must stay valid until @p op completes), after the target's aggregated
- * packets; counted in op->outstanding until UCX has sent it.
+ * packets; counted in op->outstanding until UCX has sent it.  @p rndv:
+ * by rendezvous, the target placing the payload (ompi_osc_newrma_pkt_land).
  */
 int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                 ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
-                                size_t prefix_len, const void *data, size_t len);
+                                size_t prefix_len, const void *data, size_t len, bool rndv);
 
 /**
  * A chunk of a bulk PUT as a packet of its own, straight from @p data (the
  * origin buffer or @p op's bounce copy: no copy here), after the target's
- * aggregated packets; @p op completes when UCX has sent it.
+ * aggregated packets; @p op completes when UCX has sent it.  @p rndv: the
+ * whole PUT by rendezvous, received straight into the target's window.
  */
 int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                 const char *data, size_t len, uint64_t taddr);
+                                 const char *data, size_t len, uint64_t taddr, bool rndv);
 
 /**
  * Read [taddr, taddr+@p op->bytes) of @p target into @p dest as GET packets

@@ -43,11 +43,27 @@ static opal_free_list_t pkt_free_list;
 
 static bool pkt_free_list_ready = false;
 
+/* Payloads of one origin and window still landing.  Made and read by the
+ * agent only (packet handlers and dispatch), so no lock; few at a time. */
+typedef struct {
+    opal_list_item_t super;
+    uint32_t cid;
+    int32_t src;
+    uint32_t count;
+    /** its origin's packets that arrived since, in order */
+    opal_list_t held;
+} pkt_landing_t;
+
+static OBJ_CLASS_INSTANCE(pkt_landing_t, opal_list_item_t, NULL, NULL);
+
+static opal_list_t pkt_landings;
+
 int ompi_osc_newrma_pkt_init(void)
 {
     int ret = ompi_osc_newrma_free_list_init(&pkt_free_list, sizeof(pkt_elem_t),
                                              OBJ_CLASS(opal_free_list_item_t));
 
+    OBJ_CONSTRUCT(&pkt_landings, opal_list_t);
     pkt_free_list_ready = OMPI_SUCCESS == ret;
     return ret;
 }
@@ -75,10 +91,10 @@ static ompi_osc_newrma_pkt_t *pkt_alloc(size_t payload_len, bool keep)
 }
 
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
-                                 size_t payload_len, bool may_keep)
+                                 size_t payload_len, bool may_keep, bool rndv)
 {
     /* large payloads stay in UCX's receive buffer: no copy of bulk data */
-    bool keep = may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN;
+    bool keep = rndv || (may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN);
     ompi_osc_newrma_pkt_t *pkt;
 
     if (hdr_len != sizeof(pkt->hdr)) {
@@ -98,6 +114,10 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     }
     pkt->ucx_data = keep ? payload : NULL;
     pkt->replies = NULL;
+    pkt->rndv = rndv;
+    if (rndv) {
+        pkt->payload = NULL; /* not here yet */
+    }
     if (!keep && payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
@@ -189,6 +209,7 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 
     return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
 }
+
 
 /* ---- handlers registered from above ---- */
 
@@ -448,6 +469,7 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
 
     sub.replies = &replies;
     sub.ucx_data = NULL; /* the BATCH owns the payload */
+    sub.rndv = false;
 
     for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
         if (pkt->payload_len - at < sizeof(sub.hdr)) {
@@ -512,18 +534,157 @@ static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
     return module;
 }
 
+/* ---- rendezvous payloads landing: the packets behind them wait ---- */
+
+static void pkt_free(ompi_osc_newrma_pkt_t *pkt);
+
+
+static pkt_landing_t *pkt_landing_find(uint32_t cid, int32_t src)
+{
+    pkt_landing_t *landing;
+
+    OPAL_LIST_FOREACH(landing, &pkt_landings, pkt_landing_t)
+    {
+        if (landing->cid == cid && landing->src == src) {
+            return landing;
+        }
+    }
+    return NULL;
+}
+
+/* A packet the receiver makes for itself: @p hdr with @p flag, no payload,
+ * to come back through the inbox when a rendezvous ends (pkt_notice_post). */
+static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, uint8_t flag)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_alloc(0, false);
+
+    if (NULL == notice) {
+        return NULL;
+    }
+    OBJ_CONSTRUCT(&notice->super, opal_list_item_t);
+    notice->hdr = *hdr;
+    notice->hdr.flags |= flag;
+    notice->payload_len = 0;
+    notice->ucx_data = NULL;
+    notice->replies = NULL;
+    notice->rndv = false;
+    return notice;
+}
+
+/* The rendezvous of a notice ended (UCX progress, or at once). */
+static void pkt_notice_post(void *ctx, int status)
+{
+    ompi_osc_newrma_pkt_t *notice = ctx;
+
+    notice->hdr.status = status;
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_append(&component.inbox, &notice->super);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+}
+
+int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
+{
+    pkt_landing_t *landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
+    void *desc = pkt->ucx_data;
+
+    if (NULL != notice && NULL == landing && NULL != (landing = OBJ_NEW(pkt_landing_t))) {
+        landing->cid = pkt->hdr.cid;
+        landing->src = pkt->hdr.src;
+        landing->count = 0;
+        OBJ_CONSTRUCT(&landing->held, opal_list_t);
+        opal_list_append(&pkt_landings, &landing->super);
+    }
+    if (NULL == landing) {
+        if (NULL != notice) {
+            pkt_free(notice);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    landing->count++;
+    pkt->ucx_data = NULL; /* UCX's from here on */
+    ompi_osc_newrma_ucx_am_recv(desc, dest, pkt->payload_len, pkt_notice_post, notice);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
+                                    const ompi_osc_newrma_pkt_t *pkt,
+                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_SENT);
+    ucp_ep_h ep;
+    int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
+                             : ompi_osc_newrma_pkt_ep(module, pkt->hdr.src, &ep);
+
+    if (OMPI_SUCCESS == ret) {
+        hdr->cid = module->cid;
+        hdr->src = module->my_rank;
+        OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s to rank %d by rendezvous (%zu bytes)",
+                           module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type),
+                           pkt->hdr.src, len);
+        OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
+        ret = ompi_osc_newrma_ucx_am_send_rndv(ep, hdr, sizeof(*hdr), data, len, pkt_notice_post,
+                                               notice);
+    }
+    if (OMPI_SUCCESS != ret && NULL != notice) {
+        pkt_free(notice);
+    }
+    return ret;
+}
+
+/* @p pkt comes from an origin whose payload is still landing: it waits. */
+static bool pkt_landing_hold(ompi_osc_newrma_pkt_t *pkt)
+{
+    pkt_landing_t *landing;
+
+    if (opal_list_is_empty(&pkt_landings) ||
+        (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT))) {
+        return false; /* notices of the receiver's own */
+    }
+    landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
+    if (NULL == landing) {
+        return false;
+    }
+    opal_list_append(&landing->held, &pkt->super);
+    return true;
+}
+
+/* @p notice was handled: when its origin has nothing more landing, what
+ * waited goes back to the head of the inbox, ahead of what came later. */
+static void pkt_landing_done(const ompi_osc_newrma_pkt_t *notice)
+{
+    pkt_landing_t *landing = pkt_landing_find(notice->hdr.cid, notice->hdr.src);
+
+    if (NULL == landing || --landing->count > 0) {
+        return;
+    }
+    opal_list_remove_item(&pkt_landings, &landing->super);
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &landing->held);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    OBJ_DESTRUCT(&landing->held);
+    OBJ_RELEASE(landing);
+}
+
 /* Hand @p pkt to its handler.  @return false when it was held instead: its
  * window is registered but still inside creation (a peer that left the
- * creation's exchange early may already lock and access it). */
+ * creation's exchange early may already lock and access it), or a payload
+ * of its origin is still landing. */
 static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_module_t *module = NULL;
 
+    if (pkt_landing_hold(pkt)) {
+        return false;
+    }
     if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY != pkt->hdr.type) {
         module = pkt_window(pkt->hdr.cid);
         if (NULL == module) {
             OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
                                pkt->hdr.cid);
+            if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+                pkt_landing_done(pkt);
+            }
             return true;
         }
         if (!module->built) {
@@ -532,6 +693,9 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         }
     }
     pkt_handle(module, pkt);
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+        pkt_landing_done(pkt);
+    }
     return true;
 }
 
@@ -615,7 +779,15 @@ void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver)
 void ompi_osc_newrma_pkt_drain(void)
 {
     ompi_osc_newrma_pkt_t *pkt;
+    pkt_landing_t *landing;
 
+    while (NULL != (landing = (pkt_landing_t *) opal_list_remove_first(&pkt_landings))) {
+        while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&landing->held))) {
+            pkt_free(pkt);
+        }
+        OBJ_DESTRUCT(&landing->held);
+        OBJ_RELEASE(landing);
+    }
     while (NULL != (pkt = pkt_dequeue()) ||
            NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&component.held))) {
         pkt_free(pkt);
@@ -628,6 +800,7 @@ void ompi_osc_newrma_pkt_fini(void)
         return;
     }
     ompi_osc_newrma_pkt_drain(); /* what arrived while the transport closed */
+    OBJ_DESTRUCT(&pkt_landings);
     OBJ_DESTRUCT(&pkt_free_list);
     pkt_free_list_ready = false;
 }

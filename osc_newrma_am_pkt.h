@@ -86,6 +86,15 @@ typedef enum {
 #define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
 /** PUT: the payload is the data for [addr, addr+len), no datatype */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG    0x08
+/** the packet's rendezvous payload has landed (ompi_osc_newrma_pkt_land);
+ * hdr.status: how.  Made by the receiver for itself, never sent. */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_LANDED    0x10
+/** GET: answer by rendezvous, the data read in place and received straight
+ * into the origin's buffer */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_RNDV      0x20
+/** the rendezvous answer to this packet has been read
+ * (ompi_osc_newrma_pkt_answer_rndv); hdr.status: how.  Never sent. */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_SENT      0x40
 
 /** Header of every packet. */
 typedef struct ompi_osc_newrma_pkt_hdr_t {
@@ -124,12 +133,16 @@ typedef struct ompi_osc_newrma_pkt_t {
     size_t payload_len;
     /** after this structure, or inside the BATCH packet that carried it */
     char *payload;
-    /** UCX's receive buffer holding the payload, released when handled, or NULL */
+    /** UCX's receive buffer holding the payload, released when handled, or
+     * NULL; with @a rndv its rendezvous descriptor (cancelled if released) */
     void *ucx_data;
     /** inside a BATCH: where its answers are aggregated, else NULL */
     ompi_osc_newrma_batch_t *replies;
     /** an element of the packet free list (else malloc'd) */
     bool pooled;
+    /** sent by rendezvous: the payload_len bytes have not arrived yet, the
+     * handler places them with ompi_osc_newrma_pkt_land (payload NULL) */
+    bool rndv;
 } ompi_osc_newrma_pkt_t;
 
 /** The most data one PUT or GET packet carries so that it fills, with its
@@ -182,12 +195,36 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 /** Payloads from this size on are kept in UCX's buffer, not copied. */
 #define OMPI_OSC_NEWRMA_PKT_KEEP_MIN 4096
 
+/**
+ * Answer @p pkt with @p hdr and @p len bytes at @p data by rendezvous: the
+ * payload is read in place, and when it has been, @p pkt comes back to its
+ * handler with OMPI_OSC_NEWRMA_PKT_FLAG_SENT and the outcome in hdr.status
+ * (so what depends on the read, such as counting a GET as applied, waits
+ * for it).  Handler context only.  @return an error if nothing was sent.
+ */
+int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
+                                    const ompi_osc_newrma_pkt_t *pkt,
+                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len);
+
 /** Put a packet into the inbox (called from the UCX receive callback).  Its
  * payload is copied, or, when @p may_keep and it is large, kept where it is
  * until the packet is handled (then released with
- * ompi_osc_newrma_ucx_am_data_release).  @return true when kept. */
+ * ompi_osc_newrma_ucx_am_data_release); with @p rndv the payload is a
+ * rendezvous descriptor, always kept.  @return true when kept. */
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
-                                 size_t payload_len, bool may_keep);
+                                 size_t payload_len, bool may_keep, bool rndv);
+
+/**
+ * Receive the rendezvous payload of @p pkt (pkt->rndv) straight into
+ * @p dest.  When it is there, the packet comes back to its handler with
+ * OMPI_OSC_NEWRMA_PKT_FLAG_LANDED and the outcome in hdr.status; until
+ * then the later packets of the same origin and window wait in the agent,
+ * so that whatever follows the data (a GET of it, RMA_DONE, UNLOCK) sees
+ * it, as it would a PUT applied in arrival order.  Handler context only.
+ * @return OMPI_SUCCESS, or an error (nothing started, the payload is
+ * cancelled with the packet).
+ */
+int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest);
 
 /**
  * A handler for packets of one type, registered from the layer above (the

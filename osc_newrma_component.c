@@ -159,6 +159,15 @@ static int component_register(void)
                    "is free at once); larger ones use RDMA; 0 never; capped at aggregate_bytes; "
                    "info key \"aggregate_threshold\" overrides (default: 32768)",
                    &component.aggregate_threshold, 32768);
+    register_ulong("rndv_threshold",
+                   "UCX path: a contiguous PUT or GET that travels as packets (see "
+                   "bulk_packets) and has at least this many bytes goes as one rendezvous "
+                   "active message instead of pipelined packets: UCX places the data straight "
+                   "in the target's window (PUT) or the origin's buffer (GET), without the "
+                   "receiver's copy out of its receive buffer; later packets of the same origin "
+                   "wait at the target until the data is there; 0 never; info key "
+                   "\"rndv_threshold\" overrides (default: 262144)",
+                   &component.rndv_threshold, 262144);
     register_uint("fence_alltoall_ranks",
                   "UCX path: MPI_Win_fence tells each rank how many FENCE_DONE packets the "
                   "closing epoch sent it with one collective: an all-to-all of one int per pair "

@@ -136,7 +136,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
 {
     ompi_osc_newrma_config_t *c = &module->config;
     long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active, agg_bytes,
-        agg_threshold;
+        agg_threshold, rndv_threshold;
     int ret = OMPI_SUCCESS;
 
     ret |= config_long(info, "slots", 1, component.slots, &slots);
@@ -151,6 +151,8 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     ret |= config_long(info, "aggregate_bytes", 0, (long) component.aggregate_bytes, &agg_bytes);
     ret |= config_long(info, "aggregate_threshold", 0, (long) component.aggregate_threshold,
                        &agg_threshold);
+    ret |= config_long(info, "rndv_threshold", 0, (long) component.rndv_threshold,
+                       &rndv_threshold);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
     ret |= config_bool(info, "same_size", false, &c->same_size);
@@ -170,6 +172,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     c->aggregate_bytes = (size_t) agg_bytes;
     /* a packet bigger than the message it would be packed into goes alone */
     c->aggregate_threshold = (size_t) (agg_threshold < agg_bytes ? agg_threshold : agg_bytes);
+    c->rndv_threshold = (size_t) rndv_threshold;
     config_acc(info, c);
     return OMPI_SUCCESS;
 }

@@ -145,7 +145,8 @@ static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
 
     if (NULL != data && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
         op->bytes > module->config.aggregate_threshold) {
-        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data, data_len);
+        return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data, data_len,
+                                           false);
     }
     ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, data, data_len);
     if (OMPI_SUCCESS == ret) {

@@ -46,7 +46,10 @@ typedef struct {
 /* UCX 1.13 reads an active message's header until the send completes. */
 typedef struct {
     ucx_pooled_t head;
+    /** the operation it belongs to; NULL: @a done(@a ctx) tells the end */
     ompi_osc_newrma_op_t *op;
+    ompi_osc_newrma_ucx_recv_done_fn_t done;
+    void *ctx;
     /** the payload's two pieces when it has a prefix (UCX reads the array
      * until the send completes) */
     ucp_dt_iov_t iov[2];
@@ -102,14 +105,12 @@ static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_
                                    size_t length, const ucp_am_recv_param_t *param)
 {
     (void) arg;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        /* every osc/newrma packet is sent eager; nothing else uses this id */
-        OSC_NEWRMA_VERBOSE(1, "dropping rendezvous active message");
-        return UCS_OK;
-    }
-    /* UCS_INPROGRESS: the data stays ours until ompi_osc_newrma_ucx_am_data_release */
+    /* UCS_INPROGRESS: the data (or the rendezvous descriptor) stays ours
+     * until ompi_osc_newrma_ucx_am_recv or ompi_osc_newrma_ucx_am_data_release;
+     * a rendezvous not kept is cancelled, and its sender's request fails */
     return ucx_am_deliver(header, header_length, data, length,
-                          param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)
+                          param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA,
+                          param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
                ? UCS_INPROGRESS
                : UCS_OK;
 }
@@ -800,18 +801,70 @@ static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
 {
     ucx_op_am_t *am = user_data;
 
-    ucx_op_done(am->op, status, "active message of an operation");
+    if (NULL != am->op) {
+        ucx_op_done(am->op, status, "active message of an operation");
+    } else {
+        am->done(am->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
+    }
     ucx_pooled_put(&ucx_op_ams, &am->head);
     ucp_request_free(request);
 }
 
-int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
-                                   size_t hdr_len, const void *prefix, size_t prefix_len,
-                                   const void *data, size_t len)
+/* The send state of an active message whose header UCX reads until it
+ * completes, and its parameters (ucx_op_am_cb reports the end). */
+static ucx_op_am_t *ucx_op_am_make(const void *hdr, size_t hdr_len, uint32_t flags,
+                                   ucp_request_param_t *param)
 {
     ucx_op_am_t *am = ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR,
                                      sizeof(ucx_op_am_t) + hdr_len);
+
+    if (NULL == am) {
+        return NULL;
+    }
+    memcpy(am->hdr, hdr, hdr_len);
+    param->op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param->cb.send = ucx_op_am_cb;
+    param->user_data = am;
+    param->flags = flags;
+    return am;
+}
+
+int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len,
+                                     const void *data, size_t len,
+                                     ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx)
+{
     ucp_request_param_t param = {0};
+    ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len, UCP_AM_SEND_FLAG_RNDV, &param);
+    ucs_status_ptr_t req;
+
+    if (NULL == am) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    am->op = NULL;
+    am->done = done;
+    am->ctx = ctx;
+    req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    ucx_pooled_put(&ucx_op_ams, &am->head); /* done or failed at once: no callback */
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
+                    ucs_status_string(UCS_PTR_STATUS(req)));
+        return OMPI_ERROR;
+    }
+    done(ctx, OMPI_SUCCESS);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
+                                   size_t hdr_len, const void *prefix, size_t prefix_len,
+                                   const void *data, size_t len, bool rndv)
+{
+    ucp_request_param_t param = {0};
+    ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len,
+                                     rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER, &param);
     ucs_status_ptr_t req;
     int ret;
 
@@ -819,12 +872,6 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     am->op = op;
-    memcpy(am->hdr, hdr, hdr_len);
-    param.op_attr_mask =
-        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    param.cb.send = ucx_op_am_cb;
-    param.user_data = am;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
     if (prefix_len > 0) {
         am->iov[0].buffer = (void *) prefix;
         am->iov[0].length = prefix_len;
@@ -990,6 +1037,51 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
         memcpy(data + hdr_len + len1, p2, len2);
     }
     return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
+}
+
+/* A rendezvous receive: the caller's completion function and its argument. */
+typedef struct {
+    ompi_osc_newrma_ucx_recv_done_fn_t done;
+    void *ctx;
+} ucx_recv_t;
+
+static void ucx_am_recv_data_cb(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+    ucx_recv_t *recv = user_data;
+
+    (void) length;
+    recv->done(recv->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
+    free(recv);
+    ucp_request_free(request);
+}
+
+void ompi_osc_newrma_ucx_am_recv(void *desc, void *buf, size_t len,
+                                 ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+    ucx_recv_t *recv = malloc(sizeof(*recv));
+
+    if (NULL == recv) {
+        ucp_am_data_release(component.ucp_worker, desc); /* cancels the rendezvous */
+        done(ctx, OMPI_ERR_OUT_OF_RESOURCE);
+        return;
+    }
+    recv->done = done;
+    recv->ctx = ctx;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.recv_am = ucx_am_recv_data_cb;
+    param.user_data = recv;
+    req = ucp_am_recv_data_nbx(component.ucp_worker, desc, buf, len, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return;
+    }
+    free(recv);
+    if (UCS_OK != UCS_PTR_STATUS(req)) {
+        OSC_NEWRMA_VERBOSE(1, "ucp_am_recv_data_nbx failed: %s",
+                           ucs_status_string(UCS_PTR_STATUS(req)));
+    }
+    done(ctx, UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR);
 }
 
 void ompi_osc_newrma_ucx_am_data_release(void *data)

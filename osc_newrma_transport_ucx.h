@@ -50,11 +50,18 @@ struct ompi_osc_newrma_endpoint_t {
 /**
  * Where a received active message goes (@p hdr, then @p payload, which the
  * receiver may keep, with @p may_keep, until it calls
- * ompi_osc_newrma_ucx_am_data_release).  @return true when it was kept.
+ * ompi_osc_newrma_ucx_am_data_release).  With @p rndv the payload has not
+ * arrived: @p payload is the rendezvous descriptor of its @p payload_len
+ * bytes, for ompi_osc_newrma_ucx_am_recv (not kept: cancelled).
+ * @return true when it was kept.
  */
 typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_len,
                                                    void *payload, size_t payload_len,
-                                                   bool may_keep);
+                                                   bool may_keep, bool rndv);
+
+/** Completion of ompi_osc_newrma_ucx_am_recv and _am_send_rndv:
+ * OMPI_SUCCESS or an error. */
+typedef void (*ompi_osc_newrma_ucx_recv_done_fn_t)(void *ctx, int status);
 
 /**
  * Create the UCX context and worker; received active messages go to
@@ -170,11 +177,31 @@ int ompi_osc_newrma_ucx_fence(void);
  * Send an active message whose payload is @p op's own data (@p data, not
  * copied: it must stay valid until the op completes), after @p prefix_len
  * bytes at @p prefix (not copied either; 0 for none), counted in
- * op->outstanding like an RDMA transfer.
+ * op->outstanding like an RDMA transfer.  @p rndv: by rendezvous (the
+ * receiver places the payload, see ompi_osc_newrma_ucx_am_recv), else eager.
  */
 int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
                                    size_t hdr_len, const void *prefix, size_t prefix_len,
-                                   const void *data, size_t len);
+                                   const void *data, size_t len, bool rndv);
+
+/**
+ * Send an active message by rendezvous, its payload @p data read in place
+ * until @p done(@p ctx) runs (at once, or from UCX progress: no lock above
+ * INBOX), once, unless this returns an error.
+ */
+int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len,
+                                     const void *data, size_t len,
+                                     ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx);
+
+/**
+ * Receive a rendezvous active message's payload (@p desc, from the deliver
+ * function) straight into @p buf: UCX moves it without a copy through its
+ * own receive buffers where the transport allows.  @p done runs once, with
+ * the outcome, when the data is there or the receive failed (at once, or
+ * later from UCX progress: it may take no lock above INBOX).
+ */
+void ompi_osc_newrma_ucx_am_recv(void *desc, void *buf, size_t len,
+                                 ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx);
 
 /** Give back a received active message's data kept by the receive callback. */
 void ompi_osc_newrma_ucx_am_data_release(void *data);

@@ -51,6 +51,10 @@ variant_args() {
         aggall) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 4194304 \
 --mca osc_newrma_aggregate_threshold 4194304" ;;
         noagg) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 0" ;;
+        rndv) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
+--mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2" ;;
+        rndvtcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
+--mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2 -x UCX_TLS=tcp,self" ;;
         bulk) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
 --mca osc_newrma_aggregate_bytes 8192 --mca osc_newrma_aggregate_threshold 1024" ;;
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
