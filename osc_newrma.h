@@ -262,13 +262,18 @@ struct ompi_osc_newrma_peer_t {
 
 /** One side of PSCW (the access group of WIN_START or the exposure group of
  * WIN_POST): the group as sorted ranks of the window's communicator and the
- * PROC_SYNC requests (POST or COMPLETE messages) still outstanding. */
+ * PROC_SYNC requests (POST or COMPLETE messages) still outstanding.  The
+ * translation outlives the epoch: the next epoch of the same group (most
+ * programs pass one group every time) reuses it. */
 typedef struct {
     bool open;
     int count;
     int *ranks;
     ompi_request_t **reqs;
     int pending;
+    /** the group @a ranks translates, retained so that its address names
+     * no other group while it is kept (groups never change) */
+    ompi_group_t *group;
 } ompi_osc_newrma_pscw_group_t;
 
 struct ompi_osc_newrma_module_t {
@@ -533,8 +538,11 @@ int ompi_osc_newrma_pscw_progress(ompi_osc_newrma_module_t *module);
 /** In a PSCW access epoch, OMPI_ERR_RMA_SYNC unless @p rank is in the
  * WIN_START group. */
 int ompi_osc_newrma_pscw_check_target(ompi_osc_newrma_module_t *module, int rank);
-/** Release a PSCW group's arrays (WIN_COMPLETE, WIN_WAIT, window free). */
+/** A PSCW epoch's group is over (WIN_COMPLETE, WIN_WAIT); its translation
+ * is kept for the next epoch. */
 void ompi_osc_newrma_pscw_group_close(ompi_osc_newrma_pscw_group_t *g);
+/** Release a PSCW group's translation and arrays (window free). */
+void ompi_osc_newrma_pscw_group_fini(ompi_osc_newrma_pscw_group_t *g);
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);

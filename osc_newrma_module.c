@@ -433,6 +433,8 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
         (void) ompi_osc_newrma_pool_fini(&module->target_pool);
     }
     ompi_osc_newrma_optable_fini(&module->table);
+    ompi_osc_newrma_pscw_group_fini(&module->pscw_access);
+    ompi_osc_newrma_pscw_group_fini(&module->pscw_exposure);
     module_peers_free(module);
     ompi_osc_newrma_ucx_mem_unmap(module->memh, module->rkey_packed);
     ompi_osc_newrma_shm_free(module);

@@ -179,6 +179,9 @@ static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
     ompi_osc_newrma_target_t *target;
     int ret;
 
+    if (passive_called_done(module, NULL)) {
+        return OMPI_SUCCESS; /* no earlier lock waits (one lock at a time): no progress round */
+    }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->lock_wanted =
@@ -661,12 +664,21 @@ static int passive_complete_rank(ompi_osc_newrma_module_t *module, int rank,
     return ret;
 }
 
+static bool window_acks_done(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return 0 == module->ack_counter;
+}
+
 static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
 {
     passive_wait_t wait = {-1, flag};
     ompi_osc_newrma_target_t *target;
     int ret;
 
+    if (0 == module->table.num_targets && window_acks_done(module, NULL)) {
+        return OMPI_SUCCESS; /* nothing owed anywhere: no progress round */
+    }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         ret = passive_start(module, target, flag);
@@ -700,12 +712,6 @@ static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
         ret = ompi_osc_newrma_pkt_unlock(module, rank, peer->lock_type, NULL);
     }
     return ret;
-}
-
-static bool window_acks_done(ompi_osc_newrma_module_t *module, void *arg)
-{
-    (void) arg;
-    return 0 == module->ack_counter;
 }
 
 /* ---- MPI_Win_lock / MPI_Win_unlock ---- */
@@ -756,7 +762,7 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
     if (OMPI_SUCCESS == ret) {
         ret = passive_release_peer(module, rank);
     }
-    if (OMPI_SUCCESS == ret) {
+    if (OMPI_SUCCESS == ret && !window_acks_done(module, NULL)) {
         ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
     passive_forget_peer(module, rank);
@@ -860,7 +866,7 @@ static int unlock_all_locked(ompi_osc_newrma_module_t *module)
          item = opal_list_get_next(item)) {
         ret = passive_release_peer(module, passive_peer_rank(item));
     }
-    if (OMPI_SUCCESS == ret) {
+    if (OMPI_SUCCESS == ret && !window_acks_done(module, NULL)) {
         ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
     while (!opal_list_is_empty(&module->locked_peers)) {

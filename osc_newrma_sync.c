@@ -106,6 +106,9 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
 {
     ompi_osc_newrma_target_t *target;
 
+    if (fence_ops_done(module, NULL)) {
+        return OMPI_SUCCESS; /* an epoch without operations: no progress round */
+    }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         target->sync_flag = flag;
@@ -318,9 +321,10 @@ static int pscw_rank_cmp(const void *a, const void *b)
     return *(const int *) a - *(const int *) b;
 }
 
-/* Translate @p group to sorted ranks of the window's communicator. */
-static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g,
-                           ompi_group_t *group)
+/* Translate @p group to sorted ranks of the window's communicator into
+ * @p g's arrays (allocated here). */
+static int pscw_group_translate(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g,
+                                ompi_group_t *group)
 {
     int n = ompi_group_size(group), ret;
     int *in = calloc(n + 1, sizeof(int));
@@ -328,8 +332,8 @@ static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_psc
     g->ranks = malloc(sizeof(int) * (n + 1));
     g->reqs = calloc(n + 1, sizeof(ompi_request_t *));
     if (NULL == in || NULL == g->ranks || NULL == g->reqs) {
-        ret = OMPI_ERR_OUT_OF_RESOURCE;
-        goto out;
+        free(in);
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     for (int i = 0; i < n; ++i) {
         in[i] = i;
@@ -342,19 +346,38 @@ static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_psc
     }
     qsort(g->ranks, n, sizeof(int), pscw_rank_cmp);
     g->count = n;
-    g->pending = 0;
-out:
     free(in);
-    if (OMPI_SUCCESS != ret) {
-        free(g->ranks);
-        free(g->reqs);
-        g->ranks = NULL;
-        g->reqs = NULL;
-    }
     return ret;
 }
 
+/* @p g for an epoch of @p group: the last epoch's translation when it was
+ * the same group, else a new one. */
+static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g,
+                           ompi_group_t *group)
+{
+    int ret;
+
+    g->pending = 0;
+    if (group == g->group) {
+        return OMPI_SUCCESS;
+    }
+    ompi_osc_newrma_pscw_group_fini(g);
+    ret = pscw_group_translate(module, g, group);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_pscw_group_fini(g);
+        return ret;
+    }
+    OBJ_RETAIN(group);
+    g->group = group;
+    return OMPI_SUCCESS;
+}
+
 void ompi_osc_newrma_pscw_group_close(ompi_osc_newrma_pscw_group_t *g)
+{
+    g->open = false;
+}
+
+void ompi_osc_newrma_pscw_group_fini(ompi_osc_newrma_pscw_group_t *g)
 {
     free(g->ranks);
     free(g->reqs);
@@ -362,6 +385,10 @@ void ompi_osc_newrma_pscw_group_close(ompi_osc_newrma_pscw_group_t *g)
     g->reqs = NULL;
     g->count = 0;
     g->open = false;
+    if (NULL != g->group) {
+        OBJ_RELEASE(g->group);
+        g->group = NULL;
+    }
 }
 
 /* PROC_SYNC: one zero-byte ISEND (or IRECV) of @p tag per group member. */
