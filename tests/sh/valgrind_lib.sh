@@ -10,7 +10,8 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 1; }
 # valgrind_cmd LOGDIR: the command line; one log per process in LOGDIR
 valgrind_cmd() {
     echo "valgrind -q --keep-debuginfo=yes --leak-check=full --show-leak-kinds=definite,indirect" \
-         "--num-callers=40 --log-file=$1/vg.%p"
+         "--num-callers=40 --suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/valgrind.supp" \
+         "--log-file=$1/vg.%p"
 }
 
 # valgrind_ours LOGDIR: print every record whose stack passes through
