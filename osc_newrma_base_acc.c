@@ -438,6 +438,38 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     return OMPI_SUCCESS;
 }
 
+bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                                struct ompi_datatype_t *basic, char *target, const char *origin,
+                                char *result, size_t bytes, volatile int32_t *lock)
+{
+    bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    acc_loop_fn_t loop = NULL;
+    size_t size;
+
+    if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || !acc_lock_free(basic) ||
+        (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind)) {
+        return false; /* MPI_NO_OP is for the fetching forms only: the full path says so */
+    }
+    ompi_datatype_type_size(basic, &size);
+    if (!replace && !no_op &&
+        (!ompi_op_is_intrinsic(op) || -1 == ompi_op_ddt_map[basic->id] ||
+         NULL == op->o_func.intrinsic.fns[ompi_op_ddt_map[basic->id]] ||
+         NULL == (loop = acc_loop(op, basic, size)))) {
+        return false; /* not a reduction MPI defines for the type (ompi_op_is_valid), or no loop */
+    }
+    acc_lock(lock);
+    if (NULL != result) {
+        memcpy(result, target, bytes);
+    }
+    if (replace) {
+        memcpy(target, origin, bytes);
+    } else if (NULL != loop) {
+        loop(target, origin, bytes / size);
+    }
+    acc_unlock(lock);
+    return true;
+}
+
 static int acc_apply_plain(acc_walk_t *w)
 {
     const ompi_osc_newrma_acc_apply_t *a = w->a;

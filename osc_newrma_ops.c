@@ -913,6 +913,7 @@ typedef struct {
     char *target;
     ptrdiff_t origin_offset;
     size_t bytes;
+    const ompi_osc_newrma_peer_t *peer;
 } rma_fast_t;
 
 /* A PUT or GET of one contiguous block each side whose target is reached
@@ -948,6 +949,36 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
         return false;
     }
     f->target = peer->shm_base + offset + toff;
+    f->peer = peer;
+    return true;
+}
+
+/* The accumulate family's fast path: one predefined type on every side
+ * (one block each), a plain window (ompi_osc_newrma_acc_plain), an op
+ * ompi_osc_newrma_acc_contig serves; what rma_direct_acc does, without an
+ * argument record, an element walk or the window lock.  False sends the
+ * call the full way, which also reports every error. */
+static inline __opal_attribute_always_inline__ bool
+acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const void *origin_addr,
+         int origin_count, struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+         struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp, int target_count,
+         struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    rma_fast_t f;
+
+    if (origin_dt != target_dt || !ompi_datatype_is_predefined(target_dt) ||
+        (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
+        !ompi_osc_newrma_acc_plain(module) ||
+        !rma_fast(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
+                  &f) ||
+        !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
+                                    (const char *) origin_addr + f.origin_offset,
+                                    NULL != result_dt ? (char *) result_addr + f.origin_offset
+                                                      : NULL,
+                                    f.bytes, &f.peer->lock->acc_lock)) {
+        return false;
+    }
+    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
     return true;
 }
 
@@ -1046,10 +1077,16 @@ int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
                                int target_count, struct ompi_datatype_t *target_dt,
                                struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_ACC, origin_addr, origin_count, origin_dt, NULL, 0,
-                            NULL, target, target_disp, target_count, target_dt, op);
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
+                             origin_count, origin_dt, NULL, 0, NULL, target, target_disp,
+                             target_count, target_dt, op))) {
+        return OMPI_SUCCESS;
+    }
+    a = acc_args(OMPI_OSC_NEWRMA_OP_ACC, origin_addr, origin_count, origin_dt, NULL, 0, NULL,
+                 target, target_disp, target_count, target_dt, op);
     return rma_op_locked(win, &a, &queued);
 }
 
@@ -1060,11 +1097,16 @@ int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
                                    struct ompi_datatype_t *target_dt, struct ompi_op_t *op,
                                    struct ompi_win_t *win)
 {
-    rma_args_t a =
-        acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, origin_count, origin_dt, result_addr,
-                 result_count, result_dt, target_rank, target_disp, target_count, target_dt, op);
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr,
+                             origin_count, origin_dt, result_addr, result_count, result_dt,
+                             target_rank, target_disp, target_count, target_dt, op))) {
+        return OMPI_SUCCESS;
+    }
+    a = acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, origin_count, origin_dt, result_addr,
+                 result_count, result_dt, target_rank, target_disp, target_count, target_dt, op);
     return rma_op_locked(win, &a, &queued);
 }
 
@@ -1072,10 +1114,15 @@ int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
                                  struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
                                  struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, 1, dt, result_addr, 1, dt, target,
-                            target_disp, 1, dt, op);
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr, 1,
+                             dt, result_addr, 1, dt, target, target_disp, 1, dt, op))) {
+        return OMPI_SUCCESS;
+    }
+    a = acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, 1, dt, result_addr, 1, dt, target,
+                 target_disp, 1, dt, op);
     return rma_op_locked(win, &a, &queued);
 }
 

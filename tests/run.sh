@@ -65,6 +65,7 @@ variant_args() {
         mixedatomics) echo "--mca osc_newrma_test_node_size 2 --mca osc_newrma_acc_atomics 1" ;;
         mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
         fencersb) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_alltoall_ranks 0" ;;
+        nocheck) echo "--mca mpi_param_check 0" ;;
         mt) echo "-x MTEST_THREAD_MULTIPLE=1" ;;
         mtucx) echo "--mca osc_newrma_shm 0 -x MTEST_THREAD_MULTIPLE=1" ;;
         mttcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x MTEST_THREAD_MULTIPLE=1" ;;

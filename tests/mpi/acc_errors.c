@@ -79,6 +79,16 @@ int main(int argc, char **argv)
     mtest_expect_class(
         MPI_Accumulate(&one, 1, MPI_INT, other, w.disp0[other], 1, MPI_INT, MPI_NO_OP, w.win),
         MPI_ERR_OP, MPI_ERR_OP, "NO_OP in MPI_Accumulate");
+    {
+        /* no bitwise reduction of floating point (MPI-3.1 5.9.2) */
+        double dv = 1.0, dr = 0.0;
+        mtest_expect_class(MPI_Accumulate(&dv, 1, MPI_DOUBLE, other, w.disp0[other], 1,
+                                          MPI_DOUBLE, MPI_BAND, w.win),
+                           MPI_ERR_OP, MPI_ERR_OP, "BAND on MPI_DOUBLE");
+        mtest_expect_class(MPI_Fetch_and_op(&dv, &dr, MPI_DOUBLE, other, w.disp0[other], MPI_BXOR,
+                                            w.win),
+                           MPI_ERR_OP, MPI_ERR_OP, "fetch_and_op BXOR on MPI_DOUBLE");
+    }
     mtest_expect_class(
         MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_REPLACE, w.win),
         MPI_ERR_TYPE, MPI_ERR_TYPE, "REPLACE on int + double");
