@@ -95,6 +95,11 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+bool ompi_osc_newrma_pkt_rndv(const ompi_osc_newrma_module_t *module, size_t bytes)
+{
+    return module->config.rndv_threshold > 0 && bytes >= module->config.rndv_threshold;
+}
+
 int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                  const char *data, size_t len, uint64_t taddr, bool rndv)
@@ -119,7 +124,7 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
     op->get_stream = dest;
     hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
     hdr.tag2 = (uint64_t) (uintptr_t) op;
-    if (module->config.rndv_threshold > 0 && op->bytes >= module->config.rndv_threshold) {
+    if (ompi_osc_newrma_pkt_rndv(module, op->bytes)) {
         OSC_NEWRMA_VERBOSE(30, "GET of %zu bytes from rank %d by rendezvous", op->bytes,
                            target->rank);
         hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* one answer, straight into dest */

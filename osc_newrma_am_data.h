@@ -54,6 +54,10 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
                                 ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
                                 size_t prefix_len, const void *data, size_t len, bool rndv);
 
+/** A contiguous PUT or GET of @p bytes that travels as packets goes by
+ * rendezvous (config.rndv_threshold). */
+bool ompi_osc_newrma_pkt_rndv(const ompi_osc_newrma_module_t *module, size_t bytes);
+
 /**
  * A chunk of a bulk PUT as a packet of its own, straight from @p data (the
  * origin buffer or @p op's bounce copy: no copy here), after the target's

@@ -90,6 +90,14 @@ static ompi_osc_newrma_pkt_t *pkt_alloc(size_t payload_len, bool keep)
     return pkt;
 }
 
+/* Hand @p pkt to the agent (UCX callbacks; INBOX is the last lock taken). */
+static void pkt_inbox_append(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_append(&component.inbox, &pkt->super);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+}
+
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
                                  size_t payload_len, bool may_keep, bool rndv)
 {
@@ -121,9 +129,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     if (!keep && payload_len > 0) {
         memcpy(pkt->payload, payload, payload_len);
     }
-    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    opal_list_append(&component.inbox, &pkt->super);
-    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    pkt_inbox_append(pkt);
     return keep;
 }
 
@@ -209,7 +215,6 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 
     return OMPI_SUCCESS != ret ? ret : pkt_send_ep(module, ep, dest, hdr, payload, payload_len);
 }
-
 
 /* ---- handlers registered from above ---- */
 
@@ -538,7 +543,6 @@ static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
 
 static void pkt_free(ompi_osc_newrma_pkt_t *pkt);
 
-
 static pkt_landing_t *pkt_landing_find(uint32_t cid, int32_t src)
 {
     pkt_landing_t *landing;
@@ -577,9 +581,7 @@ static void pkt_notice_post(void *ctx, int status)
     ompi_osc_newrma_pkt_t *notice = ctx;
 
     notice->hdr.status = status;
-    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    opal_list_append(&component.inbox, &notice->super);
-    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    pkt_inbox_append(notice);
 }
 
 int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
@@ -588,18 +590,20 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
     ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
     void *desc = pkt->ucx_data;
 
-    if (NULL != notice && NULL == landing && NULL != (landing = OBJ_NEW(pkt_landing_t))) {
+    if (NULL == notice) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (NULL == landing) {
+        landing = OBJ_NEW(pkt_landing_t);
+        if (NULL == landing) {
+            pkt_free(notice);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
         landing->cid = pkt->hdr.cid;
         landing->src = pkt->hdr.src;
         landing->count = 0;
         OBJ_CONSTRUCT(&landing->held, opal_list_t);
         opal_list_append(&pkt_landings, &landing->super);
-    }
-    if (NULL == landing) {
-        if (NULL != notice) {
-            pkt_free(notice);
-        }
-        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     landing->count++;
     pkt->ucx_data = NULL; /* UCX's from here on */
@@ -682,9 +686,6 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         if (NULL == module) {
             OSC_NEWRMA_VERBOSE(1, "packet %u for unknown window cid %u", pkt->hdr.type,
                                pkt->hdr.cid);
-            if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
-                pkt_landing_done(pkt);
-            }
             return true;
         }
         if (!module->built) {
@@ -693,9 +694,6 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         }
     }
     pkt_handle(module, pkt);
-    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
-        pkt_landing_done(pkt);
-    }
     return true;
 }
 
@@ -744,6 +742,9 @@ int ompi_osc_newrma_pkt_process_inbox(void)
 
     while (NULL != (pkt = pkt_dequeue())) {
         if (pkt_dispatch(pkt)) {
+            if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+                pkt_landing_done(pkt); /* handled, or its window is gone */
+            }
             pkt_free(pkt);
         }
         count++;

@@ -502,7 +502,7 @@ static int op_put_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     if (op->bytes <= module->config.aggregate_threshold) {
         return ompi_osc_newrma_pkt_put_contig(module, target, stream, op->bytes, taddr);
     }
-    if (module->config.rndv_threshold > 0 && op->bytes >= module->config.rndv_threshold) {
+    if (ompi_osc_newrma_pkt_rndv(module, op->bytes)) {
         OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d by rendezvous", op->bytes,
                            target->rank);
         return ompi_osc_newrma_pkt_put_bulk(module, target, op, stream, op->bytes, taddr, true);

@@ -43,7 +43,8 @@ typedef struct {
     char data[];
 } ucx_am_buffer_t;
 
-/* UCX 1.13 reads an active message's header until the send completes. */
+/* UCX 1.13 reads an active message's header until the send completes;
+ * without a header, the state of a rendezvous receive. */
 typedef struct {
     ucx_pooled_t head;
     /** the operation it belongs to; NULL: @a done(@a ctx) tells the end */
@@ -1039,19 +1040,15 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
     return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
 }
 
-/* A rendezvous receive: the caller's completion function and its argument. */
-typedef struct {
-    ompi_osc_newrma_ucx_recv_done_fn_t done;
-    void *ctx;
-} ucx_recv_t;
-
+/* A rendezvous receive's end: the caller's completion function and its
+ * argument ride in a pooled send-state element (no header, no op). */
 static void ucx_am_recv_data_cb(void *request, ucs_status_t status, size_t length, void *user_data)
 {
-    ucx_recv_t *recv = user_data;
+    ucx_op_am_t *am = user_data;
 
     (void) length;
-    recv->done(recv->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
-    free(recv);
+    am->done(am->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
+    ucx_pooled_put(&ucx_op_ams, &am->head);
     ucp_request_free(request);
 }
 
@@ -1060,23 +1057,24 @@ void ompi_osc_newrma_ucx_am_recv(void *desc, void *buf, size_t len,
 {
     ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
-    ucx_recv_t *recv = malloc(sizeof(*recv));
+    ucx_op_am_t *am = ucx_pooled_get(&ucx_op_ams, true, sizeof(ucx_op_am_t));
 
-    if (NULL == recv) {
+    if (NULL == am) {
         ucp_am_data_release(component.ucp_worker, desc); /* cancels the rendezvous */
         done(ctx, OMPI_ERR_OUT_OF_RESOURCE);
         return;
     }
-    recv->done = done;
-    recv->ctx = ctx;
+    am->op = NULL;
+    am->done = done;
+    am->ctx = ctx;
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     param.cb.recv_am = ucx_am_recv_data_cb;
-    param.user_data = recv;
+    param.user_data = am;
     req = ucp_am_recv_data_nbx(component.ucp_worker, desc, buf, len, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return;
     }
-    free(recv);
+    ucx_pooled_put(&ucx_op_ams, &am->head);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         OSC_NEWRMA_VERBOSE(1, "ucp_am_recv_data_nbx failed: %s",
                            ucs_status_string(UCS_PTR_STATUS(req)));
