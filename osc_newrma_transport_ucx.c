@@ -128,14 +128,31 @@ static ucs_status_t ucx_config_set(ucp_config_t *config, const char *name, const
     return status;
 }
 
+/* The prefix of the component's own context (ucp_config_read), which UCX
+ * reads as OSC_NEWRMA_UCX_<key> ("<prefix>_UCX_"), beside UCX_<key>. */
+#define UCX_ENV_PREFIX "OSC_NEWRMA"
+
+/* Whether the user chose @p key (UCX's name without "UCX_") for this
+ * context: then the component leaves it alone. */
+static bool ucx_user_set(const char *key)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), "UCX_%s", key);
+    if (NULL != getenv(name)) {
+        return true;
+    }
+    snprintf(name, sizeof(name), "%s_UCX_%s", UCX_ENV_PREFIX, key);
+    return NULL != getenv(name);
+}
+
 /* Under osc_newrma_acc_atomics targets update elements with CPU atomics
  * while remote origins use UCX's: a NIC's own atomics are not atomic with
  * the CPU's, so UCX must use CPU atomics (or emulate them) unless the user
- * chose otherwise (UCX_ATOMIC_MODE or UCX_OSC_NEWRMA_ATOMIC_MODE). */
+ * chose otherwise (UCX_ATOMIC_MODE). */
 static bool ucx_want_cpu_atomics(void)
 {
-    return component.acc_atomics && NULL == getenv("UCX_ATOMIC_MODE") &&
-           NULL == getenv("UCX_OSC_NEWRMA_ATOMIC_MODE");
+    return component.acc_atomics && !ucx_user_set("ATOMIC_MODE");
 }
 
 /* UCX's TCP transport receives a message in one segment only up to its
@@ -191,16 +208,24 @@ static char *ucx_printed(ucx_print_fn_t print, void *obj)
  * unless the user chose (UCX_MAX_RNDV_RAILS); a fabric keeps its rails. */
 #define UCX_WANT_TCP_SEGMENT  0x1
 #define UCX_WANT_ONE_TCP_RAIL 0x2
+/* Where TCP is the only network, a rendezvous (PUTs and GETs from
+ * rndv_threshold on) moves its data by get_zcopy, the receiver pulling it:
+ * UCX's "auto" takes put_zcopy there, which over TCP moved 2 MiB GETs at
+ * about half the rate (README, Rendezvous). */
+#define UCX_WANT_TCP_RNDV_GET 0x4
 
 static unsigned ucx_wanted_keys(void)
 {
     unsigned keys = 0;
 
-    if (component.aggregate_bytes > 0 && NULL == getenv("UCX_TCP_RX_SEG_SIZE")) {
+    if (component.aggregate_bytes > 0 && !ucx_user_set("TCP_RX_SEG_SIZE")) {
         keys |= UCX_WANT_TCP_SEGMENT;
     }
-    if (NULL == getenv("UCX_MAX_RNDV_RAILS") && NULL == getenv("UCX_OSC_NEWRMA_MAX_RNDV_RAILS")) {
+    if (!ucx_user_set("MAX_RNDV_RAILS")) {
         keys |= UCX_WANT_ONE_TCP_RAIL;
+    }
+    if (!ucx_user_set("RNDV_SCHEME")) {
+        keys |= UCX_WANT_TCP_RNDV_GET;
     }
     return keys;
 }
@@ -235,6 +260,9 @@ static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
     if (0 == tcp) {
         wanted &= ~(unsigned) UCX_WANT_TCP_SEGMENT;
     }
+    if (0 == tcp || other > 0) {
+        wanted &= ~(unsigned) UCX_WANT_TCP_RNDV_GET;
+    }
     if (tcp < 2 || other > 0) {
         wanted &= ~(unsigned) UCX_WANT_ONE_TCP_RAIL;
     }
@@ -247,14 +275,14 @@ static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
  * (opal_common_ucx_wait_request, _worker_flush), where newrma needs one
  * worker with an active-message handler, progressed by its own callback,
  * and settings of its own (ucp_config_modify below, each made only where
- * the user set neither UCX_<key> nor UCX_OSC_NEWRMA_<key>). */
+ * the user set neither UCX_<key> nor OSC_NEWRMA_UCX_<key>). */
 static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *context_p)
 {
     ucp_config_t *config;
     ucp_params_t params = {0};
     ucs_status_t status;
 
-    status = ucp_config_read("OSC_NEWRMA", NULL, &config);
+    status = ucp_config_read(UCX_ENV_PREFIX, NULL, &config);
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: ucp_config_read failed: %s", ucs_status_string(status));
         return OMPI_ERROR;
@@ -264,6 +292,9 @@ static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *
     }
     if (UCS_OK == status && (keys & UCX_WANT_ONE_TCP_RAIL)) {
         status = ucx_config_set(config, "MAX_RNDV_RAILS", "1");
+    }
+    if (UCS_OK == status && (keys & UCX_WANT_TCP_RNDV_GET)) {
+        status = ucx_config_set(config, "RNDV_SCHEME", "get_zcopy");
     }
     if (UCS_OK == status && ucx_want_cpu_atomics()) {
         status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
@@ -305,9 +336,12 @@ static int ucx_create_context(bool thread_multiple)
         component.ucp_context = NULL;
         ret = ucx_init_context(thread_multiple, keys, &component.ucp_context);
     }
-    OSC_NEWRMA_VERBOSE(10, "UCX context: TCP receive segment %s, one rendezvous rail %s",
+    OSC_NEWRMA_VERBOSE(10,
+                       "UCX context: TCP receive segment %s, one rendezvous rail %s, "
+                       "rendezvous scheme %s",
                        (keys & UCX_WANT_TCP_SEGMENT) ? "sized" : "left alone",
-                       (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone");
+                       (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone",
+                       (keys & UCX_WANT_TCP_RNDV_GET) ? "get_zcopy" : "left alone");
     return ret;
 }
 
