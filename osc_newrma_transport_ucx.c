@@ -211,7 +211,7 @@ static char *ucx_printed(ucx_print_fn_t print, void *obj)
 /* Where TCP is the only network, a rendezvous (PUTs and GETs from
  * rndv_threshold on) moves its data by get_zcopy, the receiver pulling it:
  * UCX's "auto" takes put_zcopy there, which over TCP moved 2 MiB GETs at
- * about half the rate (README, Rendezvous). */
+ * two thirds of the rate or less (README, Rendezvous). */
 #define UCX_WANT_TCP_RNDV_GET 0x4
 
 static unsigned ucx_wanted_keys(void)
