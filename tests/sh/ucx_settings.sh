@@ -2,7 +2,8 @@
 # Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The UCX settings newrma makes on its own context follow the resources and
-# leave the user's alone: over TCP the rendezvous scheme is get_zcopy unless
+# leave the user's alone: where TCP is the only network the rendezvous
+# scheme is get_zcopy (without TCP it is left alone) unless
 # UCX_RNDV_SCHEME or OSC_NEWRMA_UCX_RNDV_SCHEME (the name UCX reads for a
 # context with the prefix OSC_NEWRMA) is set, and the latter form is
 # honoured for the rail limit too.  Large PUTs and GETs by rendezvous move
@@ -22,6 +23,8 @@ expect() { # description pattern line
 }
 
 expect "TCP" "rendezvous scheme get_zcopy" "$(context_line -x UCX_TLS=tcp,self)"
+expect "no TCP (UCX_TLS=sm,self)" "rendezvous scheme left alone" \
+    "$(context_line -x UCX_TLS=sm,self)"
 expect "UCX_RNDV_SCHEME=put_zcopy" "rendezvous scheme left alone" \
     "$(context_line -x UCX_TLS=tcp,self -x UCX_RNDV_SCHEME=put_zcopy)"
 expect "OSC_NEWRMA_UCX_RNDV_SCHEME=put_zcopy" "rendezvous scheme left alone" \
@@ -34,12 +37,12 @@ out=$(mpirun -np 2 "${common[@]}" -x UCX_TLS=tcp,self -x OSC_NEWRMA_UCX_RNDV_SCH
 echo "$out" | grep -q "Invalid value for RNDV_SCHEME" ||
     { echo "$out" | tail -5; echo "OSC_NEWRMA_UCX_RNDV_SCHEME did not reach UCX"; exit 1; }
 
-# every contiguous PUT and GET of 2 bytes or more by rendezvous, 8 B to 2 MiB
+# every contiguous PUT and GET of 2 bytes or more by rendezvous, 8 B to 512 KiB
 for scheme in "" put_zcopy; do
     env=(); [ -n "$scheme" ] && env=(-x OSC_NEWRMA_UCX_RNDV_SCHEME=$scheme)
     out=$(timeout 240 mpirun -np 2 "${common[@]}" -x UCX_TLS=tcp,self "${env[@]}" \
           --mca osc_newrma_bulk_packets 1 --mca osc_newrma_aggregate_threshold 1 \
-          --mca osc_newrma_rndv_threshold 2 "$bindir/mpi/putget_fence" allocate 2097152 \
+          --mca osc_newrma_rndv_threshold 2 "$bindir/mpi/putget_fence" allocate 524288 \
           < /dev/null 2>&1)
     rc=$?
     if [ $rc != 0 ] || ! echo "$out" | grep -q "No Errors"; then
