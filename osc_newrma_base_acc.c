@@ -451,11 +451,17 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
         return false; /* MPI_NO_OP is for the fetching forms only: the full path says so */
     }
     ompi_datatype_type_size(basic, &size);
-    if (!replace && !no_op &&
-        (!ompi_op_is_intrinsic(op) || -1 == ompi_op_ddt_map[basic->id] ||
-         NULL == op->o_func.intrinsic.fns[ompi_op_ddt_map[basic->id]] ||
-         NULL == (loop = acc_loop(op, basic, size)))) {
-        return false; /* not a reduction MPI defines for the type (ompi_op_is_valid), or no loop */
+    if (!replace && !no_op) {
+        char *msg = NULL;
+
+        if (!ompi_op_is_intrinsic(op) || !ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
+            free(msg); /* the full path reports it */
+            return false;
+        }
+        loop = acc_loop(op, basic, size);
+        if (NULL == loop) {
+            return false;
+        }
     }
     acc_lock(lock);
     if (NULL != result) {
