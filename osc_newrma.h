@@ -97,6 +97,9 @@ typedef struct {
     size_t single_op_threshold;
     size_t lock_data_bytes;
     int active_req_threshold;
+    /** lock epochs request the locks of several targets at once, as tries
+     * (osc_newrma_origin_passive.c); off, one at a time in MPI_Win_lock order */
+    bool lock_parallel;
     bool shm;
     bool alloc_shared_noncontig;
     /** info no_locks: MPI_Win_lock and lock_all are erroneous (MPI_ERR_RMA_SYNC);
@@ -139,6 +142,7 @@ struct ompi_osc_newrma_component_t {
     bool async_progress;
     unsigned long lock_data_bytes;
     int active_req_threshold;
+    bool lock_parallel;
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
     unsigned long rndv_threshold;
@@ -402,8 +406,11 @@ struct ompi_osc_newrma_module_t {
     int lock_count;
     /** MPI_Win_lock calls so far (peer lock_seq) */
     int lock_seq;
-    /** LOCK requests of lock epochs awaiting LOCK_GRANTED (at most one) */
+    /** queued LOCK requests of lock epochs awaiting LOCK_GRANTED (at most one) */
     int lock_requests;
+    /** targets whose LOCK went as a try and is not settled (in flight, or
+     * granted and waiting for locks earlier in MPI_Win_lock order) */
+    int lock_tries;
     /** LOCK_ALL with MPI_MODE_NOCHECK */
     bool lock_all_nocheck;
     /** window-protocol LOCK requests not granted yet */

@@ -29,9 +29,13 @@ static void pkt_handle_lock_granted(ompi_osc_newrma_module_t *module, ompi_osc_n
         opal_atomic_add_fetch_32(&module->lock_all_pending, -1);
         return;
     }
-    target->lock_reply = (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED)
-                             ? OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND
-                             : OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED;
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_TRY) {
+        target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED;
+    } else if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED) {
+        target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND;
+    } else {
+        target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED;
+    }
 }
 
 static void pkt_handle_single_ack(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -50,12 +54,13 @@ static void pkt_handle_single_ack(ompi_osc_newrma_module_t *module, ompi_osc_new
 }
 
 int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
-                             ompi_osc_newrma_target_t *target)
+                             ompi_osc_newrma_target_t *target, bool try)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_LOCK;
     hdr.flags = MPI_LOCK_EXCLUSIVE == lock_type ? OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE : 0;
+    hdr.flags |= try ? OMPI_OSC_NEWRMA_PKT_FLAG_TRY : 0;
     hdr.tag = (uint64_t) (uintptr_t) target;
     if (NULL != target) {
         target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;

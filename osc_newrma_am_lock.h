@@ -22,9 +22,10 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
                                ompi_osc_newrma_target_t *target);
 
 /** Send a LOCK request to @p rank; its LOCK_GRANTED reaches @p target (or,
- * NULL, decrements module->lock_all_pending). */
+ * NULL, decrements module->lock_all_pending).  @p try: the target grants
+ * only a free lock and otherwise refuses, without queueing the request. */
 int ompi_osc_newrma_pkt_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type,
-                             ompi_osc_newrma_target_t *target);
+                             ompi_osc_newrma_target_t *target, bool try);
 
 /** Register the LOCK_GRANTED and SINGLE_ACK handlers (component init). */
 void ompi_osc_newrma_pkt_lock_register_handlers(void);

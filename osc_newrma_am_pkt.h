@@ -95,6 +95,9 @@ typedef enum {
 /** the rendezvous answer to this packet has been read
  * (ompi_osc_newrma_pkt_answer_rndv); hdr.status: how.  Never sent. */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_SENT      0x40
+/** LOCK: a try (parallel lock requests): granted only if the lock is free
+ * now, never queued; a refusal is LOCK_GRANTED with the same flag */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_TRY       0x80
 
 /** Header of every packet. */
 typedef struct ompi_osc_newrma_pkt_hdr_t {

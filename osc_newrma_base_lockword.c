@@ -43,6 +43,20 @@ bool ompi_osc_newrma_lockword_try_enter(ompi_osc_newrma_lockword_t *word, int lo
     return true;
 }
 
+/* The next ticket would enter at once (every earlier one has entered, and a
+ * writer also needs them released): draw it only then.  If the CAS wins,
+ * the counter that was equal to it cannot move before this ticket enters. */
+bool ompi_osc_newrma_lockword_try_lock(ompi_osc_newrma_lockword_t *word, int lock_type)
+{
+    int32_t next = word->users;
+    int32_t served = MPI_LOCK_EXCLUSIVE == lock_type ? word->write : word->read;
+
+    if (served != next || !opal_atomic_compare_exchange_strong_32(&word->users, &next, next + 1)) {
+        return false;
+    }
+    return ompi_osc_newrma_lockword_try_enter(word, lock_type, next);
+}
+
 void ompi_osc_newrma_lockword_release(ompi_osc_newrma_lockword_t *word, int lock_type)
 {
     /* MEM_SYNC before PROC_SYNC (lock released): a release fence keeps the

@@ -44,6 +44,10 @@ int32_t ompi_osc_newrma_lockword_ticket(ompi_osc_newrma_lockword_t *word);
 bool ompi_osc_newrma_lockword_try_enter(ompi_osc_newrma_lockword_t *word, int lock_type,
                                          int32_t ticket);
 
+/** Take the lock now if no ticket is waiting and it is free for
+ * @p lock_type; never waits and never leaves a ticket behind. */
+bool ompi_osc_newrma_lockword_try_lock(ompi_osc_newrma_lockword_t *word, int lock_type);
+
 /** Release a held lock of @p lock_type. */
 void ompi_osc_newrma_lockword_release(ompi_osc_newrma_lockword_t *word, int lock_type);
 

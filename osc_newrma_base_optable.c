@@ -130,6 +130,8 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->req_ops = 0;
     target->lock_wanted = false;
     target->lock_counted = false;
+    target->lock_try = false;
+    target->lock_refused = false;
 
     if (table->num_targets >= table->nslots && table->nslots < table->max_slots) {
         optable_grow(table);

@@ -127,6 +127,10 @@ struct ompi_osc_newrma_target_t {
     bool lock_wanted;
     /** its LOCK counts in module->lock_requests */
     bool lock_counted;
+    /** its LOCK went as a try and counts in module->lock_tries */
+    bool lock_try;
+    /** a try of it was refused: its next request is queued, in its turn */
+    bool lock_refused;
     /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
     /** a GET reads the target by RDMA: UNLOCK waits until every op of this

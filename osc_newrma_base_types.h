@@ -77,7 +77,9 @@ typedef enum {
     OMPI_OSC_NEWRMA_LOCK_REPLY_NONE = 0,
     OMPI_OSC_NEWRMA_LOCK_REPLY_GRANTED,
     /** granted, but the single op's data was discarded: send it again */
-    OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND
+    OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND,
+    /** a try request found the lock taken: nothing is held */
+    OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED
 } ompi_osc_newrma_lock_reply_t;
 
 /** What a target element's closing synchronization asks of ISSUE_OPS_TARGET. */

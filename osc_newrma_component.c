@@ -139,6 +139,13 @@ static int component_register(void)
                    "granted yet; beyond it data is re-sent after the grant; info key "
                    "\"lock_data_bytes\" overrides (default: 65536)",
                    &component.lock_data_bytes, 65536);
+    register_bool("lock_parallel",
+                  "UCX path: lock epochs to several targets request their locks at once, as "
+                  "tries that a target grants only if its lock is free; a refused or "
+                  "out-of-order lock falls back to the queued request, one at a time in "
+                  "MPI_Win_lock order, which cannot deadlock; 0 always queues one at a time; "
+                  "info key \"lock_parallel\" overrides (default: 1)",
+                  &component.lock_parallel, true);
     register_int("active_req_threshold",
                  "Transport requests in flight per window before an RMA call waits for some to "
                  "complete; negative never waits; info key \"active_req_threshold\" overrides "

@@ -154,6 +154,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     ret |= config_long(info, "rndv_threshold", 0, (long) component.rndv_threshold,
                        &rndv_threshold);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
+    ret |= config_bool(info, "lock_parallel", component.lock_parallel, &c->lock_parallel);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
     ret |= config_bool(info, "same_size", false, &c->same_size);
     ret |= config_bool(info, "same_disp_unit", false, &c->same_disp_unit);

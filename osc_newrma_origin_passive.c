@@ -16,6 +16,9 @@
  *     is sent at UNLOCK as LOCK + op + UNLOCK in one packet.
  *   - Anything else sends the LOCK request (LOCK_ISSUED); operations queue
  *     until LOCK_GRANTED and then go out as RDMA.
+ *   - Locks are used in MPI_Win_lock order, as blocking locks would be
+ *     taken; the requests of several targets still travel at once, as tries
+ *     (passive_issue_locks).
  *   - Closing sends RMA_DONE + UNLOCK behind the last operation (after the
  *     endpoint flush that completes RDMA writes) and waits for its one
  *     acknowledgement.
@@ -83,19 +86,33 @@ bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module, ompi_o
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff) && 0 == toff;
 }
 
-static int passive_send_lock(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+static int passive_send_lock(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             bool try)
 {
-    int ret = ompi_osc_newrma_pkt_lock(module, target->rank, target->lock_type, target);
+    int ret = ompi_osc_newrma_pkt_lock(module, target->rank, target->lock_type, target, try);
 
-    if (OMPI_SUCCESS == ret) {
-        target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
-        target->lock_wanted = false;
-        if (OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
-            target->lock_counted = true;
-            module->lock_requests++;
-        }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
-    return ret;
+    target->lock_state = OMPI_OSC_NEWRMA_LOCK_ISSUED;
+    target->lock_wanted = false;
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
+        return OMPI_SUCCESS;
+    }
+    if (try) {
+        target->lock_try = true;
+        module->lock_tries++;
+        OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_TRIES, 1);
+    } else {
+        target->lock_counted = true;
+        module->lock_requests++;
+    }
+    return OMPI_SUCCESS;
+}
+
+static int passive_seq(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    return ompi_osc_newrma_peer(module, target->rank)->lock_seq;
 }
 
 /* The LOCK_CALLED element locked first (MPI_Win_lock order); *wanted_p
@@ -112,31 +129,110 @@ static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *
             continue;
         }
         *wanted_p = *wanted_p || target->lock_wanted;
-        if (NULL == first ||
-            ompi_osc_newrma_peer(module, target->rank)->lock_seq <
-                ompi_osc_newrma_peer(module, first->rank)->lock_seq) {
+        if (NULL == first || passive_seq(module, target) < passive_seq(module, first)) {
             first = target;
         }
     }
     return first;
 }
 
-/* Lock epochs request their locks lazily, but one at a time and in the
- * order MPI_Win_lock was called, as blocking locks would be taken: requests
- * in parallel could hold two targets in opposite orders at two origins and
- * deadlock on the targets' fair queues. */
+/* Locks called later wait for this one: it is not held (an empty epoch
+ * closed without a message holds nothing and needs nothing). */
+static bool passive_blocks_later(ompi_osc_newrma_target_t *target)
+{
+    return OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state &&
+           !(OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state && target->unlock_sent);
+}
+
+/* Its lock will be held without waiting in a queue: a try whose answer is
+ * not a refusal, or a grant that has arrived. */
+static bool passive_settling(ompi_osc_newrma_target_t *target)
+{
+    if (OMPI_OSC_NEWRMA_LOCK_ISSUED != target->lock_state) {
+        return false;
+    }
+    return target->lock_try ? OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED != target->lock_reply
+                            : OMPI_OSC_NEWRMA_LOCK_REPLY_NONE != target->lock_reply &&
+                                  !target->unlock_sent;
+}
+
+typedef enum {
+    PASSIVE_EARLIER_HELD,     /* every lock called before is held */
+    PASSIVE_EARLIER_SETTLING, /* some are still tries in flight or grants to apply */
+    PASSIVE_EARLIER_WAITING   /* some wait in a queue, or will have to */
+} passive_earlier_t;
+
+static passive_earlier_t passive_earlier(ompi_osc_newrma_module_t *module,
+                                         ompi_osc_newrma_target_t *target)
+{
+    passive_earlier_t state = PASSIVE_EARLIER_HELD;
+    int seq = passive_seq(module, target);
+    ompi_osc_newrma_target_t *other;
+
+    for (other = ompi_osc_newrma_optable_first(&module->table); NULL != other;
+         other = ompi_osc_newrma_optable_next(&module->table, other)) {
+        if (passive_seq(module, other) >= seq || !passive_blocks_later(other)) {
+            continue;
+        }
+        if (!passive_settling(other)) {
+            return PASSIVE_EARLIER_WAITING;
+        }
+        state = PASSIVE_EARLIER_SETTLING;
+    }
+    return state;
+}
+
+/* Lock epochs request their locks lazily and use them in the order
+ * MPI_Win_lock was called, as blocking locks would be taken: otherwise two
+ * origins locking the same targets in the same order could each hold one
+ * and wait for the other's on the targets' fair queues.
+ *
+ * One request may wait in a target's queue at a time, for the first lock
+ * not held, while only earlier locks are held.  The others go at once as
+ * tries, which a target grants only if its lock is free and otherwise
+ * refuses; a tried lock is used once the locks before it are held, and
+ * given back (passive_try_settle) if one of those must wait in a queue.
+ * So no process waits in a queue while holding a later lock, and an epoch
+ * to several free targets takes one round trip instead of one each. */
 static int passive_issue_locks(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_target_t *first;
+    ompi_osc_newrma_target_t *first, *target;
+    int max_seq = 0, count = 0, ret;
     bool wanted;
-    int ret;
 
-    while (0 == module->lock_requests) {
-        first = passive_first_called(module, &wanted);
-        if (NULL == first || !wanted) {
-            return OMPI_SUCCESS;
+    if (0 != module->lock_requests) {
+        return OMPI_SUCCESS; /* later locks wait behind the queued request */
+    }
+    first = passive_first_called(module, &wanted);
+    if (NULL == first || !wanted) {
+        return OMPI_SUCCESS;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+            continue;
         }
-        ret = passive_send_lock(module, first);
+        count++;
+        if (target->lock_wanted && passive_seq(module, target) > max_seq) {
+            max_seq = passive_seq(module, target);
+        }
+    }
+    /* the only lock of the epoch not requested yet, or refused before: a
+     * try would only add a round trip.  With other targets locked, even
+     * the first request is a try, so that theirs need not wait for it. */
+    if (!module->config.lock_parallel ||
+        (PASSIVE_EARLIER_HELD == passive_earlier(module, first) &&
+         (first->lock_refused || (1 == count && 0 == module->lock_tries)))) {
+        return passive_send_lock(module, first, false);
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        /* a refused lock waits until it is the first one not held */
+        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state || target->lock_refused ||
+            passive_seq(module, target) > max_seq) {
+            continue;
+        }
+        ret = passive_send_lock(module, target, true);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
@@ -148,7 +244,7 @@ int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_target_t *target)
 {
     if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
-        return passive_send_lock(module, target); /* LOCK_ALL: all in parallel */
+        return passive_send_lock(module, target, false); /* LOCK_ALL: all in parallel */
     }
     target->lock_wanted = true;
     return passive_issue_locks(module);
@@ -161,7 +257,8 @@ static bool passive_single_may_go(ompi_osc_newrma_module_t *module,
     bool wanted;
 
     return OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state ||
-           (0 == module->lock_requests && target == passive_first_called(module, &wanted));
+           (0 == module->lock_requests && 0 == module->lock_tries &&
+            target == passive_first_called(module, &wanted));
 }
 
 /* Before blocking on a lock word (myself or a node-local peer), take the
@@ -171,7 +268,8 @@ static bool passive_called_done(ompi_osc_newrma_module_t *module, void *arg)
     bool wanted;
 
     (void) arg;
-    return NULL == passive_first_called(module, &wanted) && 0 == module->lock_requests;
+    return NULL == passive_first_called(module, &wanted) && 0 == module->lock_requests &&
+           0 == module->lock_tries;
 }
 
 static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
@@ -192,35 +290,112 @@ static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
                                : ompi_osc_newrma_progress_wait(module, passive_called_done, NULL);
 }
 
-void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target)
+/* The try of @p target is settled: it is no longer counted. */
+static void passive_try_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    ompi_osc_newrma_op_t *op;
+    target->lock_try = false;
+    target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
+    module->lock_tries--;
+}
 
-    if (OMPI_OSC_NEWRMA_LOCK_ISSUED != target->lock_state ||
-        OMPI_OSC_NEWRMA_LOCK_REPLY_NONE == target->lock_reply) {
-        return;
+/* Back to LOCK_CALLED, still wanted: refused, or given back. */
+static int passive_try_back_off(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                bool refused)
+{
+    int ret = OMPI_SUCCESS;
+
+    if (!refused) {
+        /* nothing was issued under it: an UNLOCK without operations */
+        ret = ompi_osc_newrma_pkt_unlock(module, target->rank, target->lock_type, target);
+    }
+    passive_try_done(module, target);
+    target->lock_state = OMPI_OSC_NEWRMA_LOCK_CALLED;
+    target->lock_wanted = true;
+    target->lock_refused = target->lock_refused || refused;
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_TRY_BACKOFFS, 1);
+    OSC_NEWRMA_VERBOSE(50, "rank %d window %u: tried lock of rank %d %s", module->my_rank,
+                       module->cid, target->rank, refused ? "refused" : "given back");
+    return OMPI_SUCCESS != ret ? ret : passive_issue_locks(module);
+}
+
+/* A try's answer (see passive_issue_locks).  @return 1: the lock is
+ * granted and may be used now, 0: not (yet), or an error. */
+static int passive_try_settle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    if (OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED == target->lock_reply) {
+        return passive_try_back_off(module, target, true);
+    }
+    switch (passive_earlier(module, target)) {
+        case PASSIVE_EARLIER_HELD:
+            passive_try_done(module, target);
+            return 1;
+        case PASSIVE_EARLIER_SETTLING:
+            return 0; /* held a moment longer: the earlier answers are coming */
+        default:
+            /* holding it while an earlier lock waits in a queue could close
+             * a wait cycle with an origin that holds that one */
+            return passive_try_back_off(module, target, false);
+    }
+}
+
+static void passive_resend_single(ompi_osc_newrma_target_t *target)
+{
+    ompi_osc_newrma_op_t *op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
+
+    /* the single op's data was not kept while it waited: the lock is ours
+     * now, send the operation again the ordinary way */
+    op->issued = false;
+    op->outstanding = 0;
+    target->next_op_to_issue = op;
+    target->unlock_sent = false;
+    opal_atomic_add_fetch_32(&target->ack_counter, -1);
+}
+
+static int passive_issued_update(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target)
+{
+    int ret;
+
+    if (OMPI_OSC_NEWRMA_LOCK_REPLY_NONE == target->lock_reply) {
+        return OMPI_SUCCESS;
     }
     opal_atomic_rmb();
-    if (OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND == target->lock_reply) {
-        /* the single op's data was not kept while it waited: the lock is
-         * ours now, send the operation again the ordinary way */
-        op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
-        op->issued = false;
-        op->outstanding = 0;
-        target->next_op_to_issue = op;
-        target->unlock_sent = false;
-        opal_atomic_add_fetch_32(&target->ack_counter, -1);
+    if (target->lock_try) {
+        ret = passive_try_settle(module, target);
+        if (ret <= 0) {
+            return ret;
+        }
+    } else if (OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND == target->lock_reply) {
+        passive_resend_single(target);
     }
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->lock_state = OMPI_OSC_NEWRMA_LOCK_GRANTED;
+    target->lock_refused = false;
     ompi_osc_newrma_peer(module, target->rank)->lock_granted = true;
     if (target->lock_counted) {
         target->lock_counted = false;
         module->lock_requests--;
-        if (OMPI_SUCCESS != passive_issue_locks(module)) {
-            opal_output(0, "osc/newrma: cannot request the next lock");
-        }
+    }
+    /* the next locks in MPI_Win_lock order may go now */
+    return OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state ? passive_issue_locks(module)
+                                                               : OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target)
+{
+    switch (target->lock_state) {
+        case OMPI_OSC_NEWRMA_LOCK_ISSUED:
+            return passive_issued_update(module, target);
+        case OMPI_OSC_NEWRMA_LOCK_CALLED:
+            /* a refused lock is requested again when its turn comes, which
+             * may be the end of an epoch that sent no grant (a single op) */
+            return target->lock_refused && target->lock_wanted &&
+                           OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state
+                       ? passive_issue_locks(module)
+                       : OMPI_SUCCESS;
+        default:
+            return OMPI_SUCCESS;
     }
 }
 
@@ -317,7 +492,7 @@ static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
         return ret;
     }
     opal_atomic_add_fetch_32(&module->lock_all_pending, 1);
-    ret = ompi_osc_newrma_pkt_lock(module, rank, MPI_LOCK_SHARED, NULL);
+    ret = ompi_osc_newrma_pkt_lock(module, rank, MPI_LOCK_SHARED, NULL, false);
     if (OMPI_SUCCESS != ret) {
         opal_atomic_add_fetch_32(&module->lock_all_pending, -1);
         return ret;

@@ -30,9 +30,11 @@ int ompi_osc_newrma_passive_op_queued(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_target_t *target);
 
-/** LOCK_ISSUED -> LOCK_GRANTED once the LOCK_GRANTED packet arrived. */
-void ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target);
+/** LOCK_ISSUED -> LOCK_GRANTED once the LOCK_GRANTED packet arrived (a
+ * try's grant once the earlier locks are held; a refused try back to
+ * LOCK_CALLED), and the next LOCK requests out. */
+int ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target);
 
 /** RMA_DONE + UNLOCK behind the last op (ISSUE_OPS_TARGET with UNLOCK). */
 int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,

@@ -104,7 +104,10 @@ int ompi_osc_newrma_issue_ops_target(ompi_osc_newrma_module_t *module,
     int issued = 0, ret;
 
     /* a LOCK_GRANTED that arrived moves LOCK_ISSUED to LOCK_GRANTED */
-    ompi_osc_newrma_passive_update(module, target);
+    ret = ompi_osc_newrma_passive_update(module, target);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
     if (!target_may_issue(module, target)) {
         return 0;
     }
@@ -516,7 +519,11 @@ static int aggressive_passive(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
         return OMPI_SUCCESS;
     }
     if (OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state) {
-        if (opal_list_is_empty(&target->ops)) {
+        /* lock epochs keep it until its lock is held: the element is where
+         * its place in MPI_Win_lock order is kept, and a later lock taken
+         * before it could deadlock */
+        if (opal_list_is_empty(&target->ops) &&
+            OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
             /* nothing was ever sent for it: give it back as it is; it is
              * recreated in LOCK_CALLED (its peer entry was never granted) */
             ompi_osc_newrma_pkt_target_release(module, target);

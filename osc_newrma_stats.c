@@ -53,6 +53,12 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                          "after spinning, a remote request queued here"},
     [OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS] = {"lock_wait_ns",
                                            "Nanoseconds those lock requests waited"},
+    [OMPI_OSC_NEWRMA_STAT_LOCK_TRIES] = {"lock_tries",
+                                         "Lock requests of lock epochs sent in parallel, as "
+                                         "tries that a target grants only if its lock is free"},
+    [OMPI_OSC_NEWRMA_STAT_LOCK_TRY_BACKOFFS] = {"lock_try_backoffs",
+                                                "Tries refused, and tried locks given back "
+                                                "because an earlier lock had to wait"},
     [OMPI_OSC_NEWRMA_STAT_POOL_MISSES] = {"pool_misses",
                                           "Operation or target elements not found in the "
                                           "window's pool (taken from the global pool, or "

@@ -257,15 +257,32 @@ static lock_waiter_t *lock_enqueue(ompi_osc_newrma_module_t *module, ompi_osc_ne
     return waiter;
 }
 
+/* A try (one of an origin's parallel requests): the lock if it is free now
+ * and nobody queues for it, otherwise a refusal; it never waits here, so an
+ * origin holding it cannot be part of a wait cycle (osc_newrma_origin_passive.c). */
+static void lock_handle_try(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    bool granted = 0 == opal_list_get_size(&module->lock_queue) &&
+                   ompi_osc_newrma_lockword_try_lock(module->my_lock, pkt_lock_type(&pkt->hdr));
+
+    lock_reply(module, pkt->hdr.src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED,
+               granted ? 0 : OMPI_OSC_NEWRMA_PKT_FLAG_TRY, &pkt->hdr, NULL, 0);
+}
+
 /* LOCK request from an origin. */
 static void lock_handle_request(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool granted;
 
     ompi_osc_newrma_mutex_lock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
-    (void) lock_enqueue(module, pkt, &granted);
-    if (granted) {
-        lock_reply(module, pkt->hdr.src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &pkt->hdr, NULL, 0);
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_TRY) {
+        lock_handle_try(module, pkt);
+    } else {
+        (void) lock_enqueue(module, pkt, &granted);
+        if (granted) {
+            lock_reply(module, pkt->hdr.src, OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED, 0, &pkt->hdr, NULL,
+                       0);
+        }
     }
     ompi_osc_newrma_mutex_unlock(&module->lock_queue_lock, OMPI_OSC_NEWRMA_MUTEX_QUEUE);
 }

@@ -16,6 +16,10 @@
  *          each window closed by one flush (or fence)
  *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
  *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
+ *   multi  OP put, SYNC lock: microseconds per lock epoch of rank 0 to every
+ *          other rank: MPI_Win_lock (exclusive) each in rank order, one
+ *          SIZE-byte PUT to each, MPI_Win_flush_all, MPI_Win_unlock each
+ *          (3 ranks or more)
  *   win    FLAVOR: microseconds per window creation + free (OP, SYNC, SIZE -)
  *   mem    FLAVOR: KiB of resident memory per open window of 4 KiB, each
  *          used once toward every rank (OP, SYNC, SIZE -)
@@ -42,7 +46,7 @@
 #define BW_WINDOW     64
 #define MAX_WIN_BYTES (16u << 20)
 
-typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN, K_MEM } kind_t;
+typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN, K_MEM, K_MULTI } kind_t;
 typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_NONE } op_t;
 typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
 typedef enum { F_CREATE, F_ALLOCATE, F_SHARED, F_DYNAMIC } flavor_t;
@@ -75,7 +79,7 @@ static int lookup(const char *s, const char *const *names, int n)
     return -1;
 }
 
-static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem"};
+static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem", "multi"};
 static const char *const op_names[] = {"put", "get", "acc", "gacc", "fop", "cas", "-"};
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
@@ -95,7 +99,7 @@ static int row_parse(const char *text, row_t *row)
     if (5 != n) {
         return -1;
     }
-    v[0] = lookup(f[0], kind_names, 6);
+    v[0] = lookup(f[0], kind_names, 7);
     v[1] = lookup(f[1], op_names, 7);
     v[2] = lookup(f[2], sync_names, 7);
     v[3] = lookup(f[3], flavor_names, 4);
@@ -556,6 +560,9 @@ static int row_valid(row_t *row)
         case K_EMPTY:
             return S_FENCE == row->sync || S_LOCK == row->sync || S_LOCKALL == row->sync ||
                    S_PSCW == row->sync;
+        case K_MULTI:
+            return O_PUT == row->op && S_LOCK == row->sync && row->size > 0 &&
+                   row->size <= MAX_WIN_BYTES;
         default:
             return 1;
     }
@@ -662,11 +669,26 @@ static double empty_loop(bwin_t *w, sync_t sync, int iters)
     return t;
 }
 
+/* Microseconds per iteration of a row of epochs, or "wrong" if any rank's
+ * check failed (@p ok: mine). */
+static void report_epochs(row_t *row, double *t, int iters, int ok)
+{
+    int all;
+
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all) {
+        report(row, NULL, median(t, reps) * 1e6 / iters, "us");
+        report_spread(row, t, reps, per_iter_us, iters);
+    } else {
+        report(row, "wrong", 0, "-");
+    }
+}
+
 /* Empty epochs move no data; the window must still hold what was stored. */
 static void run_empty_row(row_t *row)
 {
     bwin_t w;
-    int iters = base_iters, ok, all;
+    int iters = base_iters, ok;
     double *t = malloc(sizeof(double) * (size_t) reps);
     unsigned char got[64];
 
@@ -685,22 +707,74 @@ static void run_empty_row(row_t *row)
     for (size_t i = 0; i < sizeof(got); ++i) {
         ok &= got[i] == 0x33 + (break_verify ? 1 : 0);
     }
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all) {
-        report(row, NULL, median(t, reps) * 1e6 / iters, "us");
-        report_spread(row, t, reps, per_iter_us, iters);
-    } else {
-        report(row, "wrong", 0, "-");
-    }
+    report_epochs(row, t, iters, ok);
     win_close(&w, row->flavor);
     free(t);
+}
+
+static double multi_loop(bwin_t *w, const char *data, size_t size, int iters)
+{
+    double t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int i = 0; 0 == me && i < iters; ++i) {
+        for (int t = 1; t < nprocs; ++t) {
+            CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win));
+        }
+        for (int t = 1; t < nprocs; ++t) {
+            CHECK(MPI_Put(data, (int) size, MPI_BYTE, t, w->disp0, (int) size, MPI_BYTE, w->win));
+        }
+        CHECK(MPI_Win_flush_all(w->win));
+        for (int t = 1; t < nprocs; ++t) {
+            CHECK(MPI_Win_unlock(t, w->win));
+        }
+    }
+    double t = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t;
+}
+
+/* Lock epochs to several targets at once (rank 0 to every other rank);
+ * each target must hold the data at the end. */
+static void run_multi_row(row_t *row)
+{
+    bwin_t w;
+    int iters = iters_for(row->size, base_iters), ok = 1;
+    double *t = malloc(sizeof(double) * (size_t) reps);
+    char *data = malloc(row->size), *got = malloc(row->size);
+
+    if (nprocs < 3 || F_DYNAMIC == row->flavor || !win_open(&w, row->flavor, row->size)) {
+        report(row, "unsupported", 0, "-");
+        free(t);
+        free(data);
+        free(got);
+        return;
+    }
+    for (size_t i = 0; i < row->size; ++i) {
+        data[i] = (char) pattern(i);
+    }
+    win_local_fill(&w, 0);
+    (void) multi_loop(&w, data, row->size, iters / 10 + 1);
+    for (int r = 0; r < reps; ++r) {
+        t[r] = multi_loop(&w, data, row->size, iters);
+    }
+    win_local_read(&w, got, 0, row->size); /* collective */
+    if (0 != me) {
+        ok = verify_bytes((unsigned char *) got, row->size, row->size, break_verify ? 1 : 0);
+    }
+    report_epochs(row, t, iters, ok);
+    win_close(&w, row->flavor);
+    free(t);
+    free(data);
+    free(got);
 }
 
 /* Window creation + free; each new window must work: rank 0 PUTs its
  * iteration number to rank 1's window inside a fence epoch. */
 static void run_win_row(row_t *row)
 {
-    int iters = base_iters / 20 + 2, ok = 1, all;
+    int iters = base_iters / 20 + 2, ok = 1;
     double *t = malloc(sizeof(double) * (size_t) reps), t0;
     bwin_t w;
 
@@ -739,13 +813,7 @@ static void run_win_row(row_t *row)
         ok = 1 != me || got == value + (break_verify ? 1 : 0);
         win_close(&w, row->flavor);
     }
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all) {
-        report(row, NULL, median(t, reps) * 1e6 / iters, "us");
-        report_spread(row, t, reps, per_iter_us, iters);
-    } else {
-        report(row, "wrong", 0, "-");
-    }
+    report_epochs(row, t, iters, ok);
     free(t);
 }
 
@@ -891,7 +959,7 @@ int main(int argc, char **argv)
             return 2;
         }
         current_row = row.name;
-        if (K_WIN != row.kind && K_MEM != row.kind && 2 != nprocs &&
+        if (K_WIN != row.kind && K_MEM != row.kind && K_MULTI != row.kind && 2 != nprocs &&
             !(K_EMPTY == row.kind && S_LOCKALL == row.sync)) {
             /* one origin, one target: the OSU setting; empty lock_all epochs
              * and window creation also scale with the rank count */
@@ -902,6 +970,8 @@ int main(int argc, char **argv)
             run_mem_row(&row);
         } else if (K_EMPTY == row.kind) {
             run_empty_row(&row);
+        } else if (K_MULTI == row.kind) {
+            run_multi_row(&row);
         } else {
             run_data_row(&row);
         }

@@ -101,6 +101,10 @@ def build_rows(full, np_max):
         rows.append((f"app:{kernel}:-:-", 2))
     for kernel in ("halo:fence", "halo:pscw"):
         rows.append((f"app:{kernel}:-:-", np_max))
+    if np_max > 2:
+        # lock epochs to several targets at once (rank 0 to every other rank)
+        for size in (8, 32768):
+            rows.append((f"multi:put:lock:allocate:{size}", np_max))
     return rows
 
 
@@ -114,6 +118,8 @@ def row_label(row, np):
         return f"app {op} {sync} np={np}"
     if kind == "empty":
         return f"empty {sync} {flavor}" + (f" np={np}" if np > 2 else "")
+    if kind == "multi":
+        return f"lock epoch to {np - 1} targets, {op} {human(int(size))} each + flush_all np={np}"
     return f"{kind} {op} {sync} {flavor} {human(int(size))}"
 
 
