@@ -115,8 +115,16 @@ static int passive_seq(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_
     return ompi_osc_newrma_peer(module, target->rank)->lock_seq;
 }
 
-/* The LOCK_CALLED element locked first (MPI_Win_lock order); *wanted_p
- * tells whether any LOCK_CALLED element needs its lock. */
+/* Its lock may still be requested: LOCK_CALLED, and not an empty epoch
+ * that closed without a message (its element goes without waiting for an
+ * answer). */
+static bool passive_unrequested(ompi_osc_newrma_target_t *target)
+{
+    return OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state && !target->unlock_sent;
+}
+
+/* The unrequested element locked first (MPI_Win_lock order); *wanted_p
+ * tells whether any of them needs its lock. */
 static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *module,
                                                       bool *wanted_p)
 {
@@ -125,7 +133,7 @@ static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *
     *wanted_p = false;
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+        if (!passive_unrequested(target)) {
             continue;
         }
         *wanted_p = *wanted_p || target->lock_wanted;
@@ -209,7 +217,7 @@ static int passive_issue_locks(ompi_osc_newrma_module_t *module)
     }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state) {
+        if (!passive_unrequested(target)) {
             continue;
         }
         count++;
@@ -228,7 +236,7 @@ static int passive_issue_locks(ompi_osc_newrma_module_t *module)
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         /* a refused lock waits until it is the first one not held */
-        if (OMPI_OSC_NEWRMA_LOCK_CALLED != target->lock_state || target->lock_refused ||
+        if (!passive_unrequested(target) || target->lock_refused ||
             passive_seq(module, target) > max_seq) {
             continue;
         }
