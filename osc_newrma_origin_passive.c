@@ -407,6 +407,15 @@ int ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
     }
 }
 
+/* Nothing of the epoch is left to complete at the target: every op has
+ * completed there (answered, or RDMA writes flushed on the endpoint) and
+ * no packet awaits an RMA_DONE (a flush had them all acknowledged). */
+static bool passive_owes_nothing(ompi_osc_newrma_target_t *target)
+{
+    return 0 == target->ack_counter && 0 == target->am_sent && 0 == target->batch.count &&
+           opal_list_is_empty(&target->ops);
+}
+
 /* The RMA_DONE + UNLOCK step of ISSUE_OPS_TARGET, once every op is out. */
 int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
                                         ompi_osc_newrma_target_t *target)
@@ -433,6 +442,13 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
         ret = target->am_sent > 0
                   ? ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter)
                   : OMPI_SUCCESS;
+    } else if (passive_owes_nothing(target)) {
+        /* only the release is left, which nothing the MPI standard lets a
+         * process observe has to wait for: MPI_Win_unlock does not wait for
+         * its answer.  The window counts it, so MPI_Win_free, a fence or a
+         * flush_all waits for it; a next LOCK to the same target travels
+         * behind it on the endpoint. */
+        ret = ompi_osc_newrma_pkt_unlock(module, target->rank, target->lock_type, NULL);
     } else {
         ret = ompi_osc_newrma_pkt_unlock(module, target->rank, target->lock_type, target);
     }
@@ -943,10 +959,9 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
     }
     ret = passive_complete_rank(module, rank, OMPI_OSC_NEWRMA_SYNC_UNLOCK);
     if (OMPI_SUCCESS == ret) {
+        /* a release counted on the window is not waited for (see
+         * ompi_osc_newrma_passive_send_unlock) */
         ret = passive_release_peer(module, rank);
-    }
-    if (OMPI_SUCCESS == ret && !window_acks_done(module, NULL)) {
-        ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
     passive_forget_peer(module, rank);
     if (0 == --module->lock_count) {
