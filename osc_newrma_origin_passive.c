@@ -123,33 +123,43 @@ static bool passive_unrequested(ompi_osc_newrma_target_t *target)
     return OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state && !target->unlock_sent;
 }
 
-/* The unrequested element locked first (MPI_Win_lock order); *wanted_p
- * tells whether any of them needs its lock. */
-static ompi_osc_newrma_target_t *passive_first_called(ompi_osc_newrma_module_t *module,
-                                                      bool *wanted_p)
-{
-    ompi_osc_newrma_target_t *target, *first = NULL;
+/** The elements whose locks are still unrequested, in one scan. */
+typedef struct {
+    /** the one locked first (MPI_Win_lock order), or NULL */
+    ompi_osc_newrma_target_t *first;
+    /** how many there are */
+    int count;
+    /** the latest lock_seq among those that need their lock (0: none) */
+    int max_wanted_seq;
+} passive_unrequested_t;
 
-    *wanted_p = false;
+static void passive_scan_unrequested(ompi_osc_newrma_module_t *module, passive_unrequested_t *scan)
+{
+    ompi_osc_newrma_target_t *target;
+    int seq;
+
+    *scan = (passive_unrequested_t) {NULL, 0, 0};
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (!passive_unrequested(target)) {
             continue;
         }
-        *wanted_p = *wanted_p || target->lock_wanted;
-        if (NULL == first || passive_seq(module, target) < passive_seq(module, first)) {
-            first = target;
+        seq = passive_seq(module, target);
+        scan->count++;
+        if (target->lock_wanted && seq > scan->max_wanted_seq) {
+            scan->max_wanted_seq = seq;
+        }
+        if (NULL == scan->first || seq < passive_seq(module, scan->first)) {
+            scan->first = target;
         }
     }
-    return first;
 }
 
 /* Locks called later wait for this one: it is not held (an empty epoch
  * closed without a message holds nothing and needs nothing). */
 static bool passive_blocks_later(ompi_osc_newrma_target_t *target)
 {
-    return OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state &&
-           !(OMPI_OSC_NEWRMA_LOCK_CALLED == target->lock_state && target->unlock_sent);
+    return OMPI_OSC_NEWRMA_LOCK_ISSUED == target->lock_state || passive_unrequested(target);
 }
 
 /* Its lock will be held without waiting in a queue: a try whose answer is
@@ -205,39 +215,30 @@ static passive_earlier_t passive_earlier(ompi_osc_newrma_module_t *module,
 static int passive_issue_locks(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_target_t *first, *target;
-    int max_seq = 0, count = 0, ret;
-    bool wanted;
+    passive_unrequested_t scan;
+    int ret;
 
     if (0 != module->lock_requests) {
         return OMPI_SUCCESS; /* later locks wait behind the queued request */
     }
-    first = passive_first_called(module, &wanted);
-    if (NULL == first || !wanted) {
-        return OMPI_SUCCESS;
-    }
-    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        if (!passive_unrequested(target)) {
-            continue;
-        }
-        count++;
-        if (target->lock_wanted && passive_seq(module, target) > max_seq) {
-            max_seq = passive_seq(module, target);
-        }
+    passive_scan_unrequested(module, &scan);
+    first = scan.first;
+    if (0 == scan.max_wanted_seq) {
+        return OMPI_SUCCESS; /* none needs its lock yet */
     }
     /* the only lock of the epoch not requested yet, or refused before: a
      * try would only add a round trip.  With other targets locked, even
      * the first request is a try, so that theirs need not wait for it. */
     if (!module->config.lock_parallel ||
         (PASSIVE_EARLIER_HELD == passive_earlier(module, first) &&
-         (first->lock_refused || (1 == count && 0 == module->lock_tries)))) {
+         (first->lock_refused || (1 == scan.count && 0 == module->lock_tries)))) {
         return passive_send_lock(module, first, false);
     }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         /* a refused lock waits until it is the first one not held */
         if (!passive_unrequested(target) || target->lock_refused ||
-            passive_seq(module, target) > max_seq) {
+            passive_seq(module, target) > scan.max_wanted_seq) {
             continue;
         }
         ret = passive_send_lock(module, target, true);
@@ -262,22 +263,24 @@ int ompi_osc_newrma_passive_issue_lock(ompi_osc_newrma_module_t *module,
 static bool passive_single_may_go(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target)
 {
-    bool wanted;
+    passive_unrequested_t scan;
 
-    return OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state ||
-           (0 == module->lock_requests && 0 == module->lock_tries &&
-            target == passive_first_called(module, &wanted));
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) {
+        return true;
+    }
+    passive_scan_unrequested(module, &scan);
+    return 0 == module->lock_requests && 0 == module->lock_tries && target == scan.first;
 }
 
 /* Before blocking on a lock word (myself or a node-local peer), take the
  * remote locks called earlier, in order. */
 static bool passive_called_done(ompi_osc_newrma_module_t *module, void *arg)
 {
-    bool wanted;
+    passive_unrequested_t scan;
 
     (void) arg;
-    return NULL == passive_first_called(module, &wanted) && 0 == module->lock_requests &&
-           0 == module->lock_tries;
+    passive_scan_unrequested(module, &scan);
+    return NULL == scan.first && 0 == module->lock_requests && 0 == module->lock_tries;
 }
 
 static int passive_take_earlier_locks(ompi_osc_newrma_module_t *module)
