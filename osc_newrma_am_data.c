@@ -145,6 +145,40 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ompi_osc_newrma_op_t *op, char *dest)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
+    const void *desc;
+    int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
+
+    OSC_NEWRMA_VERBOSE(30, "GET of %zu bytes from rank %d as packets (fine-grained target layout)",
+                       op->bytes, target->rank);
+    op->get_stream = dest;
+    hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
+    hdr.addr = op->target_addr;
+    hdr.count = (uint32_t) op->target_count;
+    hdr.desc_len = (uint32_t) desc_len;
+    hdr.tag2 = (uint64_t) (uintptr_t) op;
+    /* pipelined as PUT packets are: the target packs each chunk at its
+     * stream offset, the replies land at that offset of dest */
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes;
+         offset += OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+        hdr.tag = offset;
+        hdr.len = op->bytes - offset < OMPI_OSC_NEWRMA_PKT_PUT_CHUNK ? op->bytes - offset
+                                                                     : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, NULL, 0);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        } else {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    return ret;
+}
+
 /* ---- PUT packets and RMA_DONE at the origin ---- */
 
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -450,6 +484,42 @@ static int pkt_answer_get_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_
                                            (const void *) (uintptr_t) pkt->hdr.addr, pkt->hdr.len);
 }
 
+/* A GET whose target layout its payload describes: bytes [tag, tag+len)
+ * of the layout's data stream, packed into *@p packed (freed by the caller). */
+static int pkt_pack_get(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                        char **packed)
+{
+    ompi_datatype_t *dt;
+    int ret;
+
+    if (pkt->payload_len != pkt->hdr.desc_len || pkt->hdr.len > OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    if (NULL == dt) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    *packed = malloc(pkt->hdr.len > 0 ? pkt->hdr.len : 1);
+    ret = NULL == *packed ? OMPI_ERR_OUT_OF_RESOURCE
+                          : ompi_osc_newrma_dtype_pack_at(*packed,
+                                                          (const void *) (uintptr_t) pkt->hdr.addr,
+                                                          dt, (int) pkt->hdr.count, pkt->hdr.tag,
+                                                          pkt->hdr.len);
+    ompi_osc_newrma_dtype_release(dt);
+    return ret;
+}
+
+static void pkt_handle_get_described(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    char *packed = NULL;
+    int ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : pkt_pack_get(module, pkt, &packed);
+
+    ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY, ret,
+                               OMPI_SUCCESS == ret ? packed : NULL);
+    free(packed); /* the answer copied it */
+    ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
+}
+
 static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     int ret;
@@ -457,6 +527,10 @@ static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
 
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
         ompi_osc_newrma_pkt_count_applied(module, pkt, pkt->hdr.status);
+        return;
+    }
+    if (pkt->hdr.desc_len > 0) {
+        pkt_handle_get_described(module, pkt);
         return;
     }
     ret = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : OMPI_SUCCESS;

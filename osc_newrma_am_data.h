@@ -77,6 +77,15 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                    char *dest, uint64_t taddr);
 
+/**
+ * Read @p op's target layout (a derived target datatype of many small
+ * blocks) into @p dest as GET packets that carry its description, one per
+ * OMPI_OSC_NEWRMA_PKT_PUT_CHUNK bytes of the packed stream: the target packs
+ * each, and their replies complete @p op (op->outstanding).
+ */
+int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ompi_osc_newrma_op_t *op, char *dest);
+
 /** Answer a GET or fetching accumulate @p pkt with a @p type packet of
  * @p status that echoes its tag, tag2 and length, carrying @p data (NULL:
  * none, after a failure); a failure to send is printed. */

@@ -116,9 +116,10 @@ typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint64_t len;
     /** origin's cookie, echoed in the reply; PUT: offset in the packed stream */
     uint64_t tag;
-    /** PUT: target datatype count; RMA_DONE: PUT packets it covers */
+    /** PUT, GET: target datatype count; RMA_DONE: PUT packets it covers */
     uint32_t count;
-    /** PUT: bytes of target datatype description at the payload's start */
+    /** PUT, GET, ACC: bytes of target datatype description at the payload's
+     * start (GET: 0 for a contiguous range) */
     uint32_t desc_len;
     /** single op: the origin's operation element, echoed in SINGLE_ACK */
     uint64_t tag2;

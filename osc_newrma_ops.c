@@ -458,7 +458,7 @@ static int count_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
 /* A target layout of many small blocks costs one RDMA transfer per block;
  * sending the packed data with the layout's description lets the target
  * unpack it in one pass instead (design: "Datatype In RMA"). */
-static bool op_target_fine_grained(ompi_osc_newrma_op_t *op)
+static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
 {
     segment_count_t count = {0, op->bytes / OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN};
 
@@ -484,8 +484,10 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
 {
     ptrdiff_t toff;
 
-    return op_size_as_packets(module, target, op) &&
-           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+    if (ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
+        return op_size_as_packets(module, target, op);
+    }
+    return op_target_fine_grained(op);
 }
 
 /* A small PUT is copied into the target's aggregated message (its buffer
@@ -546,23 +548,21 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
-    if ((contig && op_size_as_packets(module, target, op)) ||
-        (!contig && OMPI_OSC_NEWRMA_OP_PUT == op->kind && op_target_fine_grained(op))) {
+    if (ompi_osc_newrma_op_as_packets(module, target, op)) {
         ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
-    } else {
-        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
-    }
-    if (contig && op_size_as_packets(module, target, op)) {
-        return OMPI_OSC_NEWRMA_OP_PUT == op->kind
-                   ? op_put_packets(module, target, op, s.stream, op->target_addr + (uint64_t) toff)
-                   : ompi_osc_newrma_pkt_get_contig(module, target, op, s.stream,
-                                                    op->target_addr + (uint64_t) toff);
-    }
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        if (!contig && op_target_fine_grained(op)) {
-            return ompi_osc_newrma_pkt_put(module, target, s.stream, op->bytes,
-                                           op->target_dt, op->target_count, op->target_addr);
+        if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+            return contig ? op_put_packets(module, target, op, s.stream,
+                                           op->target_addr + (uint64_t) toff)
+                          : ompi_osc_newrma_pkt_put(module, target, s.stream, op->bytes,
+                                                    op->target_dt, op->target_count,
+                                                    op->target_addr);
         }
+        return contig ? ompi_osc_newrma_pkt_get_contig(module, target, op, s.stream,
+                                                       op->target_addr + (uint64_t) toff)
+                      : ompi_osc_newrma_pkt_get(module, target, op, s.stream);
+    }
+    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
+    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
         target->needs_rma_done = true; /* RDMA writes: RMA_DONE is an endpoint flush */
     } else {
         target->rdma_reads = true;

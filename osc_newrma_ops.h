@@ -16,8 +16,9 @@
 #define OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN 256
 
 /** True when a PUT or GET @p op to @p target travels as packets behind the
- * target's other packets (contiguous target layout, aggregation on, small or
- * to a peer whose RDMA is emulated), so it is ordered after them. */
+ * target's other packets (a contiguous target layout with aggregation on,
+ * small or to a peer whose RDMA is emulated; or a target layout of many small
+ * blocks, sent with its description), so it is ordered after them. */
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
                                    const ompi_osc_newrma_target_t *target,
                                    const ompi_osc_newrma_op_t *op);

@@ -20,7 +20,7 @@ for parallel in 1 0; do
     out=$(trace $parallel)
     rc=$?
     echo "$out" | grep -E "RESULT|rank 0 window"
-    if [ $rc != 0 ] || ! echo "$out" | grep -q "^RESULT multi:put:lock:allocate:8 [0-9.]* us"; then
+    if [ $rc != 0 ] || ! echo "$out" | grep -qE "^RESULT multi:put:lock:allocate:8 [0-9.]+(e[+-]?[0-9]+)? us"; then
         echo "lock_parallel=$parallel: the row did not run or its data was wrong"
         errors=$((errors + 1))
         continue
