@@ -65,7 +65,8 @@
  *  QUEUE     module->lock_queue_lock: the waiters for my lock word.
  *  ATTACHED  module->attached_lock: a dynamic window's attached regions,
  *            read by the target's packet handlers and the origin's
- *            region cache.
+ *            region cache; any window's own UCX registration, made on
+ *            the first REGION_QUERY.
  *  COMPONENT component.lock: one-time set-up, the UCX endpoint table, the
  *            shared-segment cache.
  *  LOOKUP    component.modules_lock: the cid -> window table that packet
@@ -356,7 +357,9 @@ struct ompi_osc_newrma_module_t {
     int disp_unit;
     /** base was allocated here (MPI_Win_allocate without shm) */
     bool owns_base;
-    /** my window memory registered with UCX (NULL when size is 0), its packed rkey */
+    /** my window memory registered with UCX, its packed rkey: NULL until a
+     * peer first asks for them (am_region, under attached_lock), and for ever
+     * when size is 0 */
     ucp_mem_h memh;
     void *rkey_packed;
     size_t rkey_packed_len;

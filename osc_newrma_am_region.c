@@ -68,6 +68,34 @@ static int pkt_region_reply(ompi_osc_newrma_module_t *module, const ompi_osc_new
     return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, &reply, rkey, rkey_len);
 }
 
+/* The window's memory registered with UCX, on the first peer's question
+ * (attached_lock held): most windows on one node are never the target of
+ * UCX RDMA, and creation and free then skip the registration's cost. */
+static int pkt_window_registration(ompi_osc_newrma_module_t *module)
+{
+    if (NULL != module->memh || 0 == module->size) {
+        return OMPI_SUCCESS;
+    }
+    return ompi_osc_newrma_ucx_mem_map(module->base, module->size, &module->memh,
+                                       &module->rkey_packed, &module->rkey_packed_len);
+}
+
+/* Target side: my window's base, size, displacement unit and rkey. */
+static int pkt_window_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt)
+{
+    int ret;
+
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    ret = pkt_window_registration(module);
+    ret = OMPI_SUCCESS != ret
+              ? pkt_region_reply(module, pkt, ret, 0, 0, 0, NULL, 0)
+              : pkt_region_reply(module, pkt, OMPI_SUCCESS, (uint64_t) (uintptr_t) module->base,
+                                 module->size, module->disp_unit, module->rkey_packed,
+                                 module->rkey_packed_len);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    return ret;
+}
+
 /* Target side: for a dynamic window, the attached memory holding the
  * queried range; for any other, what an origin needs of my window on its
  * first access to it (nothing per peer travels at creation). */
@@ -77,9 +105,7 @@ static void pkt_handle_region_query(ompi_osc_newrma_module_t *module, ompi_osc_n
     int ret;
 
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        ret = pkt_region_reply(module, pkt, OMPI_SUCCESS, (uint64_t) (uintptr_t) module->base,
-                               module->size, module->disp_unit, module->rkey_packed,
-                               module->rkey_packed_len);
+        ret = pkt_window_reply(module, pkt);
     } else {
         ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         found = pkt_region_for(module, pkt->hdr.addr, pkt->hdr.addr + pkt->hdr.len);

@@ -613,12 +613,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
-    /* a window that is one node's segment, reached by load/store only, is
-     * never the target of UCX RDMA: no registration, no rkey to exchange */
-    if (OMPI_SUCCESS == ret && size > 0 && !module->node_direct) {
-        ret = ompi_osc_newrma_ucx_mem_map(module->base, size, &module->memh, &module->rkey_packed,
-                                          &module->rkey_packed_len);
-    }
+    /* no UCX registration here: a window that is one node's segment, reached
+     * by load/store only, never needs one, and any other registers its
+     * memory when a peer first asks for its rkey (am_region) */
     /* registered before the exchange: once a peer is past it, it may send
      * us packets for this window */
     if (OMPI_SUCCESS == ret) {
