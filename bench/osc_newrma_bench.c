@@ -13,7 +13,9 @@
  *          flush_local: op + flush in one lock_all epoch; fence and pscw: the
  *          OSU ping-pong of two epochs per iteration, halved)
  *   bw     OP put|get, SYNC flush|fence: MB/s of windows of 64 operations,
- *          each window closed by one flush (or fence)
+ *          each window closed by one flush (or fence); OP putv|getv: the
+ *          same with a strided target layout (8-byte blocks every 16 bytes,
+ *          a vector datatype; SIZE bytes of payload, a multiple of 8)
  *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
  *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
  *   multi  OP put, SYNC lock: microseconds per lock epoch of rank 0 to every
@@ -47,7 +49,7 @@
 #define MAX_WIN_BYTES (16u << 20)
 
 typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN, K_MEM, K_MULTI } kind_t;
-typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_NONE } op_t;
+typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_PUTV, O_GETV, O_NONE } op_t;
 typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
 typedef enum { F_CREATE, F_ALLOCATE, F_SHARED, F_DYNAMIC } flavor_t;
 
@@ -80,7 +82,8 @@ static int lookup(const char *s, const char *const *names, int n)
 }
 
 static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem", "multi"};
-static const char *const op_names[] = {"put", "get", "acc", "gacc", "fop", "cas", "-"};
+static const char *const op_names[] = {"put", "get", "acc",  "gacc", "fop",
+                                       "cas", "putv", "getv", "-"};
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
 static const char *const flavor_names[] = {"create", "allocate", "shared", "dynamic"};
@@ -100,7 +103,7 @@ static int row_parse(const char *text, row_t *row)
         return -1;
     }
     v[0] = lookup(f[0], kind_names, 7);
-    v[1] = lookup(f[1], op_names, 7);
+    v[1] = lookup(f[1], op_names, 9);
     v[2] = lookup(f[2], sync_names, 7);
     v[3] = lookup(f[3], flavor_names, 4);
     if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) {
@@ -238,7 +241,20 @@ typedef struct {
     /* CAS buffers: untouched until the next op, which follows the sync
      * that completed this one */
     int64_t cas_compare, cas_new;
+    MPI_Datatype strided; /* putv / getv: the target layout of one op */
 } ctx_t;
+
+/* putv / getv: the target layout of an op spans twice its payload. */
+static int op_strided(op_t op)
+{
+    return O_PUTV == op || O_GETV == op;
+}
+
+/* Byte @p p of an op's payload lies at this offset of its target slot. */
+static size_t strided_offset(const row_t *row, size_t p)
+{
+    return op_strided(row->op) ? p / 8 * 16 + p % 8 : p;
+}
 
 static void op_issue(ctx_t *c, size_t offset, char *origin, char *result)
 {
@@ -252,6 +268,12 @@ static void op_issue(ctx_t *c, size_t offset, char *origin, char *result)
             break;
         case O_GET:
             CHECK(MPI_Get(result, n, MPI_BYTE, peer, disp, n, MPI_BYTE, win));
+            break;
+        case O_PUTV:
+            CHECK(MPI_Put(origin, n, MPI_BYTE, peer, disp, 1, c->strided, win));
+            break;
+        case O_GETV:
+            CHECK(MPI_Get(result, n, MPI_BYTE, peer, disp, 1, c->strided, win));
             break;
         case O_ACC:
             CHECK(MPI_Accumulate(origin, n64, MPI_INT64_T, peer, disp, n64, MPI_INT64_T, MPI_SUM,
@@ -356,9 +378,15 @@ static double lat_loop(ctx_t *c, int iters)
 
 /* ---- bandwidth and message rate: windows of BW_WINDOW ops ---- */
 
+/* Bytes of target memory one op covers. */
+static size_t op_span(const row_t *row)
+{
+    return op_strided(row->op) ? 2 * row->size : row->size;
+}
+
 static size_t bw_slots(ctx_t *c)
 {
-    size_t slots = c->w->bytes / c->row->size;
+    size_t slots = c->w->bytes / op_span(c->row);
     return slots < BW_WINDOW ? slots : BW_WINDOW;
 }
 
@@ -379,7 +407,7 @@ static double bw_loop(ctx_t *c, int iters)
         }
         for (int j = 0; 0 == me && j < BW_WINDOW; ++j) {
             size_t off = (size_t) j % slots * size;
-            op_issue(c, off, c->origin + off, c->result + off);
+            op_issue(c, (size_t) j % slots * op_span(c->row), c->origin + off, c->result + off);
         }
         if (S_FENCE == c->row->sync) {
             CHECK(MPI_Win_fence(0, win));
@@ -414,6 +442,33 @@ static int verify_bytes(const unsigned char *got, size_t len, size_t size, int s
     return 1;
 }
 
+/* putv / getv: every payload byte at its place in the strided layout (the
+ * target's memory holds the pattern of its own offsets for getv). */
+static int verify_strided(ctx_t *c, int shift)
+{
+    size_t size = c->row->size, slots = bw_slots(c), span = op_span(c->row);
+    unsigned char *mem = malloc(slots * span);
+    int64_t from_peer = 0;
+    int ok = 1;
+
+    MPI_Sendrecv(&c->count, 1, MPI_INT64_T, peer, 1, &from_peer, 1, MPI_INT64_T, peer, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    win_local_read(c->w, mem, 0, slots * span);
+    for (size_t s = 0; s < slots; ++s) {
+        for (size_t p = 0; p < size; ++p) {
+            size_t at = s * span + strided_offset(c->row, p);
+            if (O_PUTV == c->row->op && from_peer > 0) {
+                ok &= mem[at] == (unsigned char) (pattern(p) + shift);
+            } else if (O_GETV == c->row->op && c->count > 0) {
+                ok &= (unsigned char) c->result[s * size + p] ==
+                      (unsigned char) (pattern(at % size) + shift);
+            }
+        }
+    }
+    free(mem);
+    return ok;
+}
+
 /* Each origin counted its operations in c->count; the target's int64
  * elements hold the sum of all operations that reached it. */
 static int verify_row(ctx_t *c)
@@ -439,6 +494,10 @@ static int verify_row(ctx_t *c)
             if (origin_count > 0) {
                 ok = verify_bytes((unsigned char *) c->result, span, size, shift);
             }
+            break;
+        case O_PUTV:
+        case O_GETV:
+            ok = verify_strided(c, shift);
             break;
         case O_ACC:
         case O_GACC:
@@ -534,7 +593,7 @@ static size_t row_win_bytes(row_t *row)
     size_t bytes = row->size < 8 ? 8 : row->size;
 
     if (K_BW == row->kind || K_RATE == row->kind) {
-        bytes = row->size * BW_WINDOW;
+        bytes = op_span(row) * BW_WINDOW;
         if (bytes > MAX_WIN_BYTES) {
             bytes = row->size > MAX_WIN_BYTES ? row->size : MAX_WIN_BYTES;
         }
@@ -554,6 +613,11 @@ static int row_valid(row_t *row)
             }
             return (O_FOP != row->op && O_CAS != row->op) || 8 == row->size;
         case K_BW:
+            if (op_strided(row->op) && (0 == row->size % 8) &&
+                (S_FLUSH == row->sync || S_FENCE == row->sync)) {
+                return row->size <= MAX_WIN_BYTES / 2;
+            }
+            /* fall through */
         case K_RATE:
             return (O_PUT == row->op || O_GET == row->op) &&
                    (S_FLUSH == row->sync || S_FENCE == row->sync) && row->size > 0;
@@ -593,8 +657,12 @@ static void run_data_row(row_t *row)
             memcpy(c.origin + e * 8, &c.one, 8);
         }
     }
+    if (op_strided(row->op)) {
+        CHECK(MPI_Type_vector((int) (row->size / 8), 8, 16, MPI_BYTE, &c.strided));
+        CHECK(MPI_Type_commit(&c.strided));
+    }
     /* the target's memory: the pattern for GET, zeros for the counters */
-    if (O_GET == row->op) {
+    if (O_GET == row->op || O_GETV == row->op) {
         CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
         for (size_t i = 0; i < bytes; ++i) {
             w.base[i] = (char) pattern(i % row->size);
@@ -629,6 +697,9 @@ static void run_data_row(row_t *row)
         report_spread(row, t, reps, per_sec_1e6, ops);
     }
     win_close(&w, row->flavor);
+    if (op_strided(row->op)) {
+        MPI_Type_free(&c.strided);
+    }
     free(c.origin);
     free(c.result);
     free(t);

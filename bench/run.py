@@ -81,6 +81,10 @@ def build_rows(full, np_max):
             for sync in ("flush", "fence"):
                 for size in sizes(full):
                     rows.append((f"bw:{op}:{sync}:{flavor}:{size}", 2))
+        # the same with a strided target layout (8-byte blocks, a vector type)
+        for op in ("putv", "getv"):
+            for size in sizes(full):
+                rows.append((f"bw:{op}:flush:{flavor}:{size}", 2))
         for sync in ("flush", "fence"):
             rows.append((f"rate:put:{sync}:{flavor}:8", 2))
         for sync in ("fence", "lock", "lockall", "pscw"):
