@@ -145,11 +145,25 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+/* A described GET's chunk: each reply fits one aggregated message (a larger
+ * one arrives in pieces, several times slower over TCP), at most
+ * OMPI_OSC_NEWRMA_PKT_PUT_CHUNK (the target packs each into a buffer). */
+static size_t pkt_get_chunk(const ompi_osc_newrma_module_t *module)
+{
+    size_t chunk = ompi_osc_newrma_pkt_chunk_max(module);
+
+    if (0 == module->config.aggregate_bytes || chunk > OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+        return OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+    }
+    return chunk;
+}
+
 int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                             ompi_osc_newrma_op_t *op, char *dest)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
+    size_t chunk = pkt_get_chunk(module);
     const void *desc;
     int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
 
@@ -163,11 +177,9 @@ int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     hdr.tag2 = (uint64_t) (uintptr_t) op;
     /* pipelined as PUT packets are: the target packs each chunk at its
      * stream offset, the replies land at that offset of dest */
-    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes;
-         offset += OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         hdr.tag = offset;
-        hdr.len = op->bytes - offset < OMPI_OSC_NEWRMA_PKT_PUT_CHUNK ? op->bytes - offset
-                                                                     : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+        hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
         ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, NULL, 0);
         if (OMPI_SUCCESS == ret) {
