@@ -27,11 +27,12 @@
 #define component mca_osc_newrma_component
 
 /* What a send owns until UCX completes it (a send buffer, an operation's
- * descriptor): an element of its free list when it fits one, else
+ * descriptor): an element of a free list when it fits one, else
  * malloc'd (ucx_pooled_get / ucx_pooled_put). */
 typedef struct {
     opal_free_list_item_t super;
-    bool pooled;
+    /** the free list it goes back to; NULL: malloc'd */
+    opal_free_list_t *list;
 } ucx_pooled_t;
 
 /* A sent active message owns a copy of header and payload until
@@ -40,6 +41,8 @@ typedef struct {
 typedef struct {
     ucx_pooled_t head;
     size_t hdr_len;
+    /** header + payload bytes data[] holds */
+    size_t room;
     char data[];
 } ucx_am_buffer_t;
 
@@ -61,6 +64,12 @@ typedef struct {
  * starts at 4 KiB of packets (osc_newrma_am_pkt.c) behind one packet header */
 #define UCX_AM_POOLED_BYTES (4096 + 256)
 
+/** full aggregated messages kept for reuse: a buffer of a few hundred KiB
+ * malloc'd and freed per message makes glibc return the heap's top to the
+ * kernel and fault it in again, a page at a time (on a VM, the strided PUT
+ * rows ran at a tenth of their speed) */
+#define UCX_AM_LARGE_KEPT 16
+
 /** header bytes an operation's own active message keeps in its pooled
  * descriptor (a packet header; longer ones are malloc'd) */
 #define UCX_OP_AM_POOLED_HDR 128
@@ -69,6 +78,10 @@ typedef struct {
  * completion callbacks from whichever thread progresses the worker (the
  * async progress thread too), so they take the thread-safe calls. */
 static opal_free_list_t ucx_am_buffers;
+/* full aggregated messages (component.aggregate_bytes); at most
+ * UCX_AM_LARGE_KEPT, larger or further ones are malloc'd */
+static opal_free_list_t ucx_am_large;
+static size_t ucx_am_large_room;
 static opal_free_list_t ucx_op_ams;
 static bool ucx_lists_ready = false;
 
@@ -78,17 +91,17 @@ static void *ucx_pooled_get(opal_free_list_t *list, bool fits, size_t size)
     ucx_pooled_t *p = fits ? (ucx_pooled_t *) opal_free_list_get_mt(list) : NULL;
 
     if (NULL != p) {
-        p->pooled = true;
+        p->list = list;
     } else if (NULL != (p = malloc(size))) {
-        p->pooled = false;
+        p->list = NULL;
     }
     return p;
 }
 
-static void ucx_pooled_put(opal_free_list_t *list, ucx_pooled_t *p)
+static void ucx_pooled_put(ucx_pooled_t *p)
 {
-    if (p->pooled) {
-        opal_free_list_return_mt(list, &p->super);
+    if (NULL != p->list) {
+        opal_free_list_return_mt(p->list, &p->super);
     } else {
         free(p);
     }
@@ -422,6 +435,18 @@ static int ucx_lists_init(void)
         OBJ_DESTRUCT(&ucx_am_buffers);
         return ret;
     }
+    /* an aggregated message: its packets and the BATCH header */
+    ucx_am_large_room = component.aggregate_bytes + UCX_SEGMENT_HEADROOM;
+    OBJ_CONSTRUCT(&ucx_am_large, opal_free_list_t);
+    ret = opal_free_list_init(&ucx_am_large, sizeof(ucx_am_buffer_t) + ucx_am_large_room,
+                              opal_cache_line_size, OBJ_CLASS(opal_free_list_item_t), 0, 0, 0,
+                              UCX_AM_LARGE_KEPT, 1, NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS != ret) {
+        OBJ_DESTRUCT(&ucx_am_large);
+        OBJ_DESTRUCT(&ucx_op_ams);
+        OBJ_DESTRUCT(&ucx_am_buffers);
+        return ret;
+    }
     ucx_lists_ready = true;
     return OMPI_SUCCESS;
 }
@@ -503,6 +528,7 @@ void ompi_osc_newrma_ucx_fini(void)
     if (ucx_lists_ready) {
         /* the worker is gone: no send can still complete */
         OBJ_DESTRUCT(&ucx_op_ams);
+        OBJ_DESTRUCT(&ucx_am_large);
         OBJ_DESTRUCT(&ucx_am_buffers);
         ucx_lists_ready = false;
     }
@@ -841,7 +867,7 @@ static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
     } else {
         am->done(am->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
     }
-    ucx_pooled_put(&ucx_op_ams, &am->head);
+    ucx_pooled_put(&am->head);
     ucp_request_free(request);
 }
 
@@ -883,7 +909,7 @@ int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_le
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
-    ucx_pooled_put(&ucx_op_ams, &am->head); /* done or failed at once: no callback */
+    ucx_pooled_put(&am->head); /* done or failed at once: no callback */
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
                     ucs_status_string(UCS_PTR_STATUS(req)));
@@ -921,7 +947,7 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, am->hdr, hdr_len, data, len, &param);
     ret = ucx_op_started(op, req, "ucp_am_send_nbx");
     if (!UCS_PTR_IS_PTR(req)) {
-        ucx_pooled_put(&ucx_op_ams, &am->head); /* done or failed at once: no callback */
+        ucx_pooled_put(&am->head); /* done or failed at once: no callback */
     }
     return ret;
 }
@@ -979,7 +1005,7 @@ static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
     }
-    ucx_pooled_put(&ucx_am_buffers, user_data);
+    ucx_pooled_put(user_data);
     ucp_request_free(request);
 }
 
@@ -990,44 +1016,51 @@ static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
 
 void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
 {
-    ucx_am_buffer_t *buf = ucx_pooled_get(&ucx_am_buffers,
-                                          hdr_len + capacity <= UCX_AM_POOLED_BYTES,
-                                          sizeof(*buf) + hdr_len + capacity);
+    size_t need = hdr_len + capacity;
+    bool small = need <= UCX_AM_POOLED_BYTES, large = !small && need <= ucx_am_large_room;
+    ucx_am_buffer_t *buf = ucx_pooled_get(small ? &ucx_am_buffers : &ucx_am_large, small || large,
+                                          sizeof(*buf) + need);
 
     if (NULL == buf) {
         return NULL;
     }
     buf->hdr_len = hdr_len;
+    buf->room = NULL == buf->head.list ? need
+                : small                ? UCX_AM_POOLED_BYTES
+                                       : ucx_am_large_room;
     return buf->data;
 }
 
 void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
 {
     ucx_am_buffer_t *buf = ucx_am_buffer_of(data), *grown;
+    char *moved;
 
-    if (!buf->head.pooled) {
-        grown = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
-        return NULL == grown ? NULL : grown->data;
-    }
-    if (buf->hdr_len + capacity <= UCX_AM_POOLED_BYTES) {
+    if (buf->hdr_len + capacity <= buf->room) {
         return data;
     }
-    /* outgrew the pooled element: everything it can hold moves */
-    grown = malloc(sizeof(*grown) + buf->hdr_len + capacity);
-    if (NULL == grown) {
+    if (NULL == buf->head.list) {
+        grown = realloc(buf, sizeof(*buf) + buf->hdr_len + capacity);
+        if (NULL == grown) {
+            return NULL;
+        }
+        grown->room = grown->hdr_len + capacity;
+        return grown->data;
+    }
+    /* outgrew its element: everything it can hold moves */
+    moved = ompi_osc_newrma_ucx_am_buffer(buf->hdr_len, capacity);
+    if (NULL == moved) {
         return NULL;
     }
-    grown->head.pooled = false;
-    grown->hdr_len = buf->hdr_len;
-    memcpy(grown->data, buf->data, UCX_AM_POOLED_BYTES);
-    ucx_pooled_put(&ucx_am_buffers, &buf->head);
-    return grown->data;
+    memcpy(moved, buf->data, buf->room);
+    ucx_pooled_put(&buf->head);
+    return moved;
 }
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data)
 {
     if (NULL != data) {
-        ucx_pooled_put(&ucx_am_buffers, &ucx_am_buffer_of(data)->head);
+        ucx_pooled_put(&ucx_am_buffer_of(data)->head);
     }
 }
 
@@ -1047,7 +1080,7 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
-    ucx_pooled_put(&ucx_am_buffers, &buf->head);
+    ucx_pooled_put(&buf->head);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         opal_output(0, "osc/newrma: ucp_am_send_nbx failed: %s",
                     ucs_status_string(UCS_PTR_STATUS(req)));
@@ -1082,7 +1115,7 @@ static void ucx_am_recv_data_cb(void *request, ucs_status_t status, size_t lengt
 
     (void) length;
     am->done(am->ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
-    ucx_pooled_put(&ucx_op_ams, &am->head);
+    ucx_pooled_put(&am->head);
     ucp_request_free(request);
 }
 
@@ -1108,7 +1141,7 @@ void ompi_osc_newrma_ucx_am_recv(void *desc, void *buf, size_t len,
     if (UCS_PTR_IS_PTR(req)) {
         return;
     }
-    ucx_pooled_put(&ucx_op_ams, &am->head);
+    ucx_pooled_put(&am->head);
     if (UCS_OK != UCS_PTR_STATUS(req)) {
         OSC_NEWRMA_VERBOSE(1, "ucp_am_recv_data_nbx failed: %s",
                            ucs_status_string(UCS_PTR_STATUS(req)));
