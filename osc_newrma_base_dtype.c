@@ -7,6 +7,7 @@
  */
 #include "ompi_config.h"
 
+#include <string.h>
 #include <sys/uio.h>
 
 #include "ompi/datatype/ompi_datatype.h"
@@ -158,5 +159,62 @@ void ompi_osc_newrma_dtype_release(struct ompi_datatype_t *dt)
 {
     if (NULL != dt && !ompi_datatype_is_predefined(dt)) {
         OBJ_RELEASE(dt);
+    }
+}
+
+/* The old type of a vector: contiguous, no gaps, starting at its lower bound 0. */
+static bool dtype_vector_block(struct ompi_datatype_t *old, int blocklen, size_t *size)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent;
+
+    ompi_datatype_type_size(old, size);
+    ompi_datatype_get_extent(old, &lb, &extent);
+    ompi_datatype_get_true_extent(old, &true_lb, &true_extent);
+    return blocklen > 0 && *size > 0 && 0 == lb && 0 == true_lb &&
+           (ptrdiff_t) *size == extent && (ptrdiff_t) *size == true_extent &&
+           ompi_datatype_is_contiguous_memory_layout(old, blocklen);
+}
+
+bool ompi_osc_newrma_dtype_vector(struct ompi_datatype_t *dt, int count,
+                                  ompi_osc_newrma_dtype_vector_t *v)
+{
+    int32_t ci, ca, cd, type, ints[3];
+    ptrdiff_t addr = 0, lb, extent;
+    struct ompi_datatype_t *old;
+    size_t old_size;
+
+    if (count <= 0 || ompi_datatype_is_predefined(dt) ||
+        OMPI_SUCCESS != ompi_datatype_get_args(dt, 0, &ci, NULL, &ca, NULL, &cd, NULL, &type) ||
+        (MPI_COMBINER_VECTOR != type && MPI_COMBINER_HVECTOR != type) || 1 != cd || ci > 3 ||
+        ca > 1 ||
+        OMPI_SUCCESS != ompi_datatype_get_args(dt, 1, &ci, ints, &ca, &addr, &cd, &old, &type) ||
+        ints[0] <= 0 || !dtype_vector_block(old, ints[1], &old_size)) {
+        return false;
+    }
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    v->count = (size_t) count;
+    v->blocks = (size_t) ints[0];
+    v->block_bytes = (size_t) ints[1] * old_size;
+    v->stride = MPI_COMBINER_VECTOR == type ? (ptrdiff_t) ints[2] * (ptrdiff_t) old_size : addr;
+    v->extent = extent;
+    /* ascending, no block over another, elements one after the other */
+    return 0 == lb && v->stride >= (ptrdiff_t) v->block_bytes &&
+           (1 == count || extent >= (ptrdiff_t) (v->blocks - 1) * v->stride +
+                                        (ptrdiff_t) v->block_bytes);
+}
+
+void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
+                                       char *stream, bool unpack)
+{
+    for (size_t e = 0; e < v->count; ++e) {
+        char *at = mem + (ptrdiff_t) e * v->extent;
+
+        for (size_t b = 0; b < v->blocks; ++b, at += v->stride, stream += v->block_bytes) {
+            if (unpack) {
+                memcpy(at, stream, v->block_bytes);
+            } else {
+                memcpy(stream, at, v->block_bytes);
+            }
+        }
     }
 }

@@ -99,4 +99,22 @@ int ompi_osc_newrma_dtype_foreach_segment_range(struct ompi_datatype_t *dt, int 
                                                 uint64_t base, size_t offset, size_t len,
                                                 ompi_osc_newrma_segment_fn_t fn, void *ctx);
 
+/** @p count elements of a vector (or hvector) of contiguous blocks: the
+ * layout a copy loop moves without the datatype engine. */
+typedef struct {
+    size_t count, blocks, block_bytes;
+    ptrdiff_t stride, extent;
+} ompi_osc_newrma_dtype_vector_t;
+
+/** True when @p count elements of @p dt are such a vector, described in
+ * @p v: blocks of a contiguous type at lower bound 0, ascending without
+ * overlap. */
+bool ompi_osc_newrma_dtype_vector(struct ompi_datatype_t *dt, int count,
+                                  ompi_osc_newrma_dtype_vector_t *v);
+
+/** Copy the packed @p stream into the layout @p v at @p mem (@p unpack),
+ * or the layout into @p stream. */
+void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
+                                       char *stream, bool unpack);
+
 #endif /* OMPI_OSC_NEWRMA_BASE_DTYPE_H */
