@@ -113,13 +113,38 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
     return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len, rndv);
 }
 
+/* The GET packets of @p op, @p chunk bytes of its stream each (hdr.tag:
+ * the offset, where the reply lands), behind the target's other packets;
+ * each counts one reply in op->outstanding. */
+static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                          ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                          uint64_t taddr, size_t chunk, const void *desc, size_t desc_len)
+{
+    int ret = OMPI_SUCCESS;
+
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        /* a contiguous range: the chunk's own address; a described layout:
+         * its base, the target finds the chunk by its stream offset */
+        hdr->addr = taddr + (desc_len > 0 ? 0 : offset);
+        hdr->len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
+        hdr->tag = offset;
+        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, NULL, 0);
+        if (OMPI_SUCCESS == ret) {
+            target->am_sent++;
+        } else {
+            opal_atomic_add_fetch_32(&op->outstanding, -1);
+        }
+    }
+    return ret;
+}
+
 int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                    char *dest, uint64_t taddr)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t chunk = ompi_osc_newrma_pkt_chunk_max(module);
-    int ret = OMPI_SUCCESS;
 
     op->get_stream = dest;
     hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
@@ -130,19 +155,7 @@ int ompi_osc_newrma_pkt_get_contig(ompi_osc_newrma_module_t *module,
         hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* one answer, straight into dest */
         chunk = op->bytes;
     }
-    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
-        hdr.addr = taddr + offset;
-        hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
-        hdr.tag = offset;
-        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
-        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
-        if (OMPI_SUCCESS == ret) {
-            target->am_sent++;
-        } else {
-            opal_atomic_add_fetch_32(&op->outstanding, -1);
-        }
-    }
-    return ret;
+    return pkt_get_chunks(module, target, op, &hdr, taddr, chunk, NULL, 0);
 }
 
 /* A described GET's chunk: each reply fits one aggregated message (a larger
@@ -163,32 +176,23 @@ int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
-    size_t chunk = pkt_get_chunk(module);
     const void *desc;
     int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
 
     OSC_NEWRMA_VERBOSE(30, "GET of %zu bytes from rank %d as packets (fine-grained target layout)",
                        op->bytes, target->rank);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
     op->get_stream = dest;
     hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
-    hdr.addr = op->target_addr;
     hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;
     hdr.tag2 = (uint64_t) (uintptr_t) op;
     /* pipelined as PUT packets are: the target packs each chunk at its
      * stream offset, the replies land at that offset of dest */
-    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
-        hdr.tag = offset;
-        hdr.len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
-        opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
-        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, NULL, 0);
-        if (OMPI_SUCCESS == ret) {
-            target->am_sent++;
-        } else {
-            opal_atomic_add_fetch_32(&op->outstanding, -1);
-        }
-    }
-    return ret;
+    return pkt_get_chunks(module, target, op, &hdr, op->target_addr, pkt_get_chunk(module), desc,
+                          desc_len);
 }
 
 /* ---- PUT packets and RMA_DONE at the origin ---- */

@@ -442,18 +442,14 @@ static int verify_bytes(const unsigned char *got, size_t len, size_t size, int s
     return 1;
 }
 
-/* putv / getv: every payload byte at its place in the strided layout (the
- * target's memory holds the pattern of its own offsets for getv). */
-static int verify_strided(ctx_t *c, int shift)
+/* putv / getv: every payload byte at its place in the strided layout of
+ * my window memory @p mem (the target's memory holds the pattern of its own
+ * offsets for getv); @p from_peer: the peer's operations that reached me. */
+static int verify_strided(ctx_t *c, const unsigned char *mem, int64_t from_peer, int shift)
 {
     size_t size = c->row->size, slots = bw_slots(c), span = op_span(c->row);
-    unsigned char *mem = malloc(slots * span);
-    int64_t from_peer = 0;
     int ok = 1;
 
-    MPI_Sendrecv(&c->count, 1, MPI_INT64_T, peer, 1, &from_peer, 1, MPI_INT64_T, peer, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    win_local_read(c->w, mem, 0, slots * span);
     for (size_t s = 0; s < slots; ++s) {
         for (size_t p = 0; p < size; ++p) {
             size_t at = s * span + strided_offset(c->row, p);
@@ -465,7 +461,6 @@ static int verify_strided(ctx_t *c, int shift)
             }
         }
     }
-    free(mem);
     return ok;
 }
 
@@ -474,7 +469,9 @@ static int verify_strided(ctx_t *c, int shift)
 static int verify_row(ctx_t *c)
 {
     size_t size = c->row->size, span = (K_LAT == c->row->kind) ? size : bw_slots(c) * size;
-    size_t read = span > 8 ? span : 8;
+    /* the window memory the ops covered (a strided op spans twice its payload) */
+    size_t covered = (K_LAT == c->row->kind) ? size : bw_slots(c) * op_span(c->row);
+    size_t read = covered > 8 ? covered : 8;
     int shift = break_verify ? 1 : 0, ok = 1, all;
     int64_t origin_count = c->count, from_peer = 0, expect;
     unsigned char *mem = malloc(read);
@@ -497,7 +494,7 @@ static int verify_row(ctx_t *c)
             break;
         case O_PUTV:
         case O_GETV:
-            ok = verify_strided(c, shift);
+            ok = verify_strided(c, mem, from_peer, shift);
             break;
         case O_ACC:
         case O_GACC:

@@ -38,15 +38,10 @@ static int check_flush(int rc, int fail_at, int packet, const char *what)
 
 int main(int argc, char **argv)
 {
-    const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
-    const char *fail_arg = argc > 1 ? argv[1] : "1";
-    int fail_at = atoi(fail_arg), *base, got[NV];
+    int fail_at = mtest_fail_packet_hook(argc, argv), *base, got[NV];
     MPI_Datatype every_other;
     MPI_Win win;
 
-    if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
-        setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_arg, 1);
-    }
     mtest_init(&argc, &argv);
     MPI_CHECK(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
                                &win));

@@ -112,20 +112,30 @@ static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
  * applies (the component's test hook osc_newrma_test_fail_packet, set before
  * MPI_Init); a window of three longs, -1 0 0, whose errors are returned.
  * @return the failing packet's number. */
-static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win *win)
+/* Before MPI_Init: rank 1 fails the Nth packet it applies (argv[1],
+ * default 1: the component's test hook osc_newrma_test_fail_packet);
+ * returns N. */
+static int mtest_fail_packet_hook(int argc, char **argv)
 {
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
-    const char *fail_at = *argc > 1 ? (*argv)[1] : "1";
+    const char *fail_at = argc > 1 ? argv[1] : "1";
 
     if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_at, 1);
     }
+    return atoi(fail_at);
+}
+
+static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win *win)
+{
+    int fail_at = mtest_fail_packet_hook(*argc, *argv);
+
     mtest_init(argc, argv);
     MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
                                base, win));
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     (*base)[0] = -1, (*base)[1] = (*base)[2] = 0;
-    return atoi(fail_at);
+    return fail_at;
 }
 
 static int mtest_finalize(void)
