@@ -4,12 +4,17 @@
 """osc/newrma benchmark driver: newrma side by side with osc/rdma, osc/ucx and
 osc/pt2pt.
 
-Every benchmark row runs in its own mpirun under a timeout, so a component
-that crashes or hangs on a row is recorded as `crash` or `hang` and the run
-goes on.  Components are interleaved row by row (their order rotating), and
-with --rounds > 1 the whole row list is run again, so machine drift falls on
-every component alike; a row's value is the median over rounds of the
-program's own median over repetitions.
+The rows of one family (the sizes of one KIND:OP:SYNC:FLAVOR) run in one
+mpirun, since starting MPI costs more than most rows take; each row has its
+own timeout, so a component that crashes or hangs on a row is recorded as
+`crash` or `hang` and the run goes on (a crash reruns the family a row per
+mpirun, to tell which row it was; after a hang the family's larger sizes,
+and the row in later rounds, are `skipped`: they would take longer still).
+Window-creation, memory and application rows run alone.  Components are
+interleaved family by family (their order rotating), and with --rounds > 1
+the whole row list is run again, so machine drift falls on every component
+alike; a row's value is the median over rounds of the program's own median
+over repetitions.
 
 Results land in OUT/<timestamp>/: results.csv, table-<mode>.md (newrma /
 best other component, wins and losses marked) and PNG plots (gnuplot).  The
@@ -25,8 +30,10 @@ import shutil
 import signal
 import statistics
 import subprocess
+import queue
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,7 +45,9 @@ FLAVORS = ["create", "allocate", "shared", "dynamic"]
 # memory per window (mem rows): the two flavors every component has
 MEM_FLAVORS = ["create", "allocate"]
 UNITS_HIGHER_BETTER = {"MB/s", "Mmsg/s"}
-STATUS_ORDER = ["wrong", "crash", "hang", "error", "n/a"]
+# skipped: not run, after the component timed out on the row in an earlier
+# round or on a smaller size of the row's family
+STATUS_ORDER = ["wrong", "crash", "hang", "error", "skipped", "n/a"]
 # Application rows (app:PROGRAM:CASE:-:-): NWChem on H2O inputs in
 # bench/apps (Debian's nwchem-openmpi: Global Arrays on ARMCI-MPI, which puts
 # every get and put through MPI_Get_accumulate / MPI_Accumulate), seconds to
@@ -56,6 +65,9 @@ APP_KERNELS = {
     "halo:pscw": ["halo", "pscw", "256", "2000"],
 }
 ENERGY_TOLERANCE = 1e-10
+# kinds whose rows of one family share an mpirun (window creation, memory and
+# application rows measure a process's first steps, so they run alone)
+BATCHED_KINDS = ("lat", "bw", "rate", "empty")
 
 
 def sizes(full):
@@ -112,6 +124,19 @@ def build_rows(full, np_max):
     return rows
 
 
+def batches(order):
+    """[(rows, np)]: consecutive rows of one family and rank count together."""
+    out = []
+    for row, np in order:
+        family = row.rsplit(":", 1)[0]
+        if (out and row.split(":")[0] in BATCHED_KINDS and out[-1][1] == np
+                and out[-1][0][-1].rsplit(":", 1)[0] == family):
+            out[-1][0].append(row)
+        else:
+            out.append(([row], np))
+    return out
+
+
 def row_label(row, np):
     kind, op, sync, flavor, size = row.split(":")
     if kind == "win":
@@ -150,8 +175,9 @@ class Runner:
         self.env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         self.energies = {}  # (mode, row, np, comp) -> NWChem energies, one per round
         self.spreads = {}  # (mode, row, np, comp) -> (min, max) of the repetitions, per round
+        self.hung = set()  # (mode, row, np, comp) that hung once: not run again
 
-    def command(self, comp, mode, row, np):
+    def command(self, comp, mode, rows, np):
         cmd = ["mpirun", "-np", str(np), "--oversubscribe", "--bind-to", "none",
                "--mca", "osc", comp]
         if np > 2:
@@ -162,13 +188,14 @@ class Runner:
             cmd += ["-x", "UCX_TLS", "--mca", "btl", "self,tcp"]
             if comp == "newrma":
                 cmd += ["--mca", "osc_newrma_shm", "0"]
-        return cmd + self.program(row), env
+        return cmd + self.program(rows), env
 
-    def program(self, row):
+    def program(self, rows):
+        row = rows[0]
         kind, prog, case = row.split(":")[:3]
         if kind != "app":
             return [self.bench, "--iters", str(self.args.iters), "--reps", str(self.args.reps),
-                    row]
+                    *rows]
         if prog == "nwchem":
             return ["nwchem.openmpi", NWCHEM_CASES[case][0]]
         return [self.args.apps] + APP_KERNELS[f"{prog}:{case}"]
@@ -177,7 +204,7 @@ class Runner:
         """Seconds to solution in a scratch directory; the energy is kept."""
         case = row.split(":")[2]
         inp, pattern = NWCHEM_CASES[case]
-        cmd, env = self.command(comp, mode, row, np)
+        cmd, env = self.command(comp, mode, [row], np)
         with tempfile.TemporaryDirectory(prefix="newrma-nwchem-") as scratch:
             shutil.copy(os.path.join(HERE, "apps", inp), scratch)
             start = time.monotonic()
@@ -199,41 +226,84 @@ class Runner:
         self.energies.setdefault((mode, row, np, comp), []).append(float(found[-1]))
         return f"{elapsed:.4g}", "s"
 
-    def run(self, comp, mode, row, np):
-        """(value or status, unit)."""
+    def run(self, comp, mode, rows, np):
+        """{row: (value or status, unit)} for rows of one family."""
         if mode == "network" and comp == "rdma":
-            return "n/a", "-"
-        if row.startswith("app:nwchem:"):
-            return self.run_nwchem(comp, mode, row, np)
-        cmd, env = self.command(comp, mode, row, np)
+            return {row: ("n/a", "-") for row in rows}
+        if rows[0].startswith("app:nwchem:"):
+            return {rows[0]: self.run_nwchem(comp, mode, rows[0], np)}
+        got = {row: ("skipped", "-") for row in rows if (mode, row, np, comp) in self.hung}
+        todo = [row for row in rows if row not in got]
+        if todo:
+            got.update(self.run_rows(comp, mode, todo, np))
+        return got
+
+    def run_rows(self, comp, mode, rows, np):
+        cmd, env = self.command(comp, mode, rows, np)
         # a session of its own, so that a hung mpirun goes with its ranks
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=self.args.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
+        lines, err = queue.Queue(), []
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)],
+                         daemon=True).start()
+        errs = threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)
+        errs.start()
+        out, reported, hung = [], 0, False
+        while True:  # the timeout runs afresh for each row
+            try:
+                line = lines.get(timeout=self.args.timeout)
+            except queue.Empty:
+                os.killpg(proc.pid, signal.SIGKILL)
+                hung = True
+                break
+            if line is None:
+                break
+            out.append(line)
+            reported += line.startswith("RESULT ")
+        proc.wait()
+        errs.join(timeout=5)
+        out, err = "".join(out), "".join(err)
+        if hung:
+            row = rows[min(reported, len(rows) - 1)]
+            self.hung.add((mode, row, np, comp))
             self.log(comp, mode, row, np, "hang", out, err)
-            return "hang", "-"
-        m = re.search(r"^RESULT (\S+) (\S+) (\S+)", out, re.M)
-        if m is None:
-            value, unit = "crash", "-"
-        elif m.group(2) == "error":
-            value, unit = "error", "-"
-        else:
-            value, unit = m.group(2), m.group(3)
-            if value == "unsupported":
-                value = "n/a"
-            if proc.returncode != 0 and value not in ("wrong", "n/a"):
-                value = "crash"
-            s = re.search(r"^SPREAD \S+ (\S+) (\S+)", out, re.M)
-            if s and is_number(value) and is_number(s.group(1)) and is_number(s.group(2)):
-                self.spreads.setdefault((mode, row, np, comp), []).append(
-                    (float(s.group(1)), float(s.group(2))))
-        if value in STATUS_ORDER and value != "n/a":
-            self.log(comp, mode, row, np, value, out, err)
-        return value, unit
+            got = self.parse(comp, mode, rows[:reported], np, out, err, 0)
+            got[row] = ("hang", "-")
+            # the family's larger sizes would take longer still
+            for later in rows[reported + 1:]:
+                self.hung.add((mode, later, np, comp))
+                got[later] = ("skipped", "-")
+            return got
+        if proc.returncode != 0 and len(rows) > 1:
+            # which row crashed: each on its own
+            got = {}
+            for row in rows:
+                got.update(self.run(comp, mode, [row], np))
+            return got
+        return self.parse(comp, mode, rows, np, out, err, proc.returncode)
+
+    def parse(self, comp, mode, rows, np, out, err, returncode):
+        got = {}
+        for row in rows:
+            m = re.search(rf"^RESULT {re.escape(row)} (\S+) (\S+)", out, re.M)
+            if m is None:
+                value, unit = "crash", "-"
+            elif m.group(1) == "error":
+                value, unit = "error", "-"
+            else:
+                value, unit = m.group(1), m.group(2)
+                if value == "unsupported":
+                    value = "n/a"
+                if returncode != 0 and value not in ("wrong", "n/a"):
+                    value = "crash"
+                s = re.search(rf"^SPREAD {re.escape(row)} (\S+) (\S+)", out, re.M)
+                if s and is_number(value) and is_number(s.group(1)) and is_number(s.group(2)):
+                    self.spreads.setdefault((mode, row, np, comp), []).append(
+                        (float(s.group(1)), float(s.group(2))))
+            if value in STATUS_ORDER and value != "n/a":
+                self.log(comp, mode, row, np, value, out, err)
+            got[row] = (value, unit)
+        return got
 
     def log(self, comp, mode, row, np, status, out, err):
         name = f"{mode}.{comp}.{row.replace(':', '_')}.np{np}.log"
@@ -342,7 +412,9 @@ def write_table(path, mode, comps, results, spreads, order, meta):
     lines += ["", f"newrma: {tally['win']} wins, {tally['loss']} losses, {tally['tie']} ties "
               "(within 3%, or newrma's spread overlapping the best other's) against the best "
               "other component per row; cells: median (min–max over repetitions and rounds); "
-              "time rows: lower is better, MB/s and Mmsg/s: higher is better.", ""]
+              "time rows: lower is better, MB/s and Mmsg/s: higher is better; hang: no "
+              "result within the timeout; skipped: not run, after a hang on a smaller size "
+              "or in an earlier round.", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
     return "\n".join(lines), ratios
@@ -584,12 +656,13 @@ def main():
     k, start, tty = 0, time.time(), sys.stderr.isatty()
     for rnd in range(args.rounds):
         for m in modes:
-            for i, (row, np) in enumerate(order):
+            for i, (rows, np) in enumerate(batches(order)):
                 shift = (i + rnd) % len(comps)
                 for comp in comps[shift:] + comps[:shift]:
-                    k += 1
-                    progress(k, total, comp, f"{m} {row} np={np}", start, tty)
-                    raw.setdefault((m, row, np, comp), []).append(runner.run(comp, m, row, np))
+                    k += len(rows)
+                    progress(k, total, comp, f"{m} {rows[0]} np={np}", start, tty)
+                    for row, got in runner.run(comp, m, rows, np).items():
+                        raw.setdefault((m, row, np, comp), []).append(got)
     if tty:
         sys.stderr.write("\n")
     check_energies(raw, runner.energies)
