@@ -12,7 +12,8 @@
 #  3. A malformed row is refused.
 #  4. The driver (bench/run.py) turns the program's output into a Markdown
 #     table and a CSV, and records a program that hangs, crashes or reports
-#     wrong data as hang, crash or wrong (stand-in programs).
+#     wrong data as hang, crash or wrong (stand-in programs), also at the
+#     right row when the sizes of a row family share one mpirun.
 #  5. Application rows: a halo-exchange kernel row gives a number; an NWChem
 #     run whose energy disagrees with the other components' (a stand-in
 #     nwchem.openmpi) is recorded as wrong.
@@ -95,6 +96,31 @@ for kind in hang crash wrong; do
         > "$tmp/out.$kind" || fail "driver with a $kind program exited with $?"
     grep -qE "^\| lat put lock allocate 8 B \| - \| $kind \|" "$tmp/res/latest/table-node.md" ||
         { cat "$tmp/out.$kind"; fail "a $kind program was not recorded as $kind"; }
+done
+
+# ... and in a family run in one mpirun: a hang at the middle size records
+# the sizes before it, the hang, and the larger size as skipped; a crash at
+# the middle size is told from its neighbours by running them one by one
+cat > "$tmp/family.sh" <<'SHEOF'
+#!/bin/bash
+for row; do
+    case $row in lat:*) ;; *) continue ;; esac
+    [ "$row" = "$AT" ] && { [ "$DO" = hang ] && sleep 60; exit 7; }
+    [ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo "RESULT $row 1.5 us"
+done
+exit 0
+SHEOF
+chmod +x "$tmp/family.sh"
+for kind in hang crash; do
+    AT=lat:put:lock:allocate:32768 DO=$kind drv --osc newrma --rows '^lat:put:lock:allocate' \
+        --timeout 5 --bench "$tmp/family.sh" > "$tmp/out.family" ||
+        fail "driver with a family that hits a $kind exited with $?"
+    t="$tmp/res/latest/table-node.md"
+    after=skipped; [ $kind = crash ] && after=1.5
+    grep -qE "^\| lat put lock allocate 512 B \| us \| 1.5 \|" "$t" &&
+        grep -qE "^\| lat put lock allocate 32 KiB \| - \| $kind \|" "$t" &&
+        grep -qE "^\| lat put lock allocate 2 MiB \| [-us]+ \| $after \|" "$t" ||
+        { cat "$t"; fail "a $kind inside a row family was not recorded at its row"; }
 done
 
 # 5. application rows
