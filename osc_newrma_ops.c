@@ -468,11 +468,14 @@ static int count_segment(uint64_t addr, size_t len, size_t offset, void *ctx)
  * unpack it in one pass instead (design: "Datatype In RMA"). */
 static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
 {
-    segment_count_t count = {0, op->bytes / OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN};
+    /* at least 1: one block is never fine-grained, and the walk must go on
+     * past the first block of an op under PUT_SEGMENT_MIN bytes */
+    size_t limit = op->bytes / OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN;
+    segment_count_t count = {0, limit > 1 ? limit : 1};
 
     (void) ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, 0, count_segment,
                                                  &count);
-    return count.segments > 1 && count.segments > count.limit;
+    return count.segments > count.limit;
 }
 
 /* A contiguous PUT or GET of this size to this peer goes as packets. */

@@ -7,22 +7,27 @@
  * epoch of PUT, GET, ACCUMULATE, FETCH_AND_OP and COMPARE_AND_SWAP to the
  * next rank, then single-op lock epochs, read through handles bound to the
  * window (osc_newrma_win_*) and process-wide (osc_newrma_*); the process
- * counters keep a freed window's counts.  The PUTs' data is checked.
+ * counters keep a freed window's counts; a PUT and a GET of 32 bytes in a
+ * strided target layout go as packets where they do not go direct.  The
+ * data is checked.
  */
 #include "mtest.h"
 
-#define NPUT 50
-#define NGET 20
-#define NACC 10
-#define NFOP 5
-#define NCAS 3
-#define NSINGLE 5
-#define NLATER 7
+#define NPUT     50
+#define NGET     20
+#define NACC     10
+#define NFOP     5
+#define NCAS     3
+#define NSINGLE  5
+#define NLATER   7
+#define NSTRIDED 4
+#define PUT_AT   400
+#define GET_AT   420
 
 enum { DIRECT, RDMA, PACKET, ATOMIC, PUT, GET, ACC, GACC, CAS, BYTES, SINGLE, MESSAGES, NSTAT };
 static const char *const names[NSTAT] = {
-    "ops_direct", "ops_rdma", "ops_packet",  "ops_atomic",       "ops_put",  "ops_get",
-    "ops_acc",    "ops_get_acc", "ops_cas", "bytes", "single_op_epochs", "messages"};
+    "ops_direct", "ops_rdma",    "ops_packet", "ops_atomic", "ops_put",          "ops_get",
+    "ops_acc",    "ops_get_acc", "ops_cas",    "bytes",      "single_op_epochs", "messages"};
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle win_h[NSTAT], proc_h[NSTAT];
@@ -109,15 +114,15 @@ static void epoch_ops(MPI_Win win, int64_t *base, int next, int nprocs)
     read_all(win_h, v);
     MTEST_CHECK(NPUT == v[PUT] && NGET == v[GET] && NACC == v[ACC] && NFOP == v[GACC] &&
                     NCAS == v[CAS],
-                "by kind: put %llu get %llu acc %llu get_acc %llu cas %llu", v[PUT], v[GET],
-                v[ACC], v[GACC], v[CAS]);
+                "by kind: put %llu get %llu acc %llu get_acc %llu cas %llu", v[PUT], v[GET], v[ACC],
+                v[GACC], v[CAS]);
     paths = v[DIRECT] + v[RDMA] + v[PACKET] + v[ATOMIC];
     MTEST_CHECK(paths == NPUT + NGET + NACC + NFOP + NCAS,
                 "by path: direct %llu rdma %llu packet %llu atomic %llu", v[DIRECT], v[RDMA],
                 v[PACKET], v[ATOMIC]);
     MTEST_CHECK(v[BYTES] == 8ull * (NPUT + NGET + NACC + NFOP + NCAS), "bytes %llu", v[BYTES]);
-    MTEST_CHECK(v[PACKET] == 0 || v[MESSAGES] > 0, "%llu packet ops in %llu messages",
-                v[PACKET], v[MESSAGES]);
+    MTEST_CHECK(v[PACKET] == 0 || v[MESSAGES] > 0, "%llu packet ops in %llu messages", v[PACKET],
+                v[MESSAGES]);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < NPUT; ++i) {
         int64_t want = 1000 * ((mtest_rank + nprocs - 1) % nprocs) + i;
@@ -150,6 +155,47 @@ static void single_ops(MPI_Win win, const int64_t *base, int next)
                 d_single);
 }
 
+/* A PUT and a GET whose target layout is 4 blocks of 8 bytes (32 bytes in
+ * all): where the peer is not node-local, each goes as one packet that
+ * carries the layout, not one RDMA transfer per block. */
+static void strided_ops(MPI_Win win, int64_t *base, int next, int nprocs)
+{
+    unsigned long long before[NSTAT], after[NSTAT], d_direct, d_packet, d_rdma;
+    int64_t vals[NSTRIDED], got[NSTRIDED];
+    MPI_Datatype strided;
+
+    MPI_CHECK(MPI_Type_vector(NSTRIDED, 1, 2, MPI_INT64_T, &strided));
+    MPI_CHECK(MPI_Type_commit(&strided));
+    for (int k = 0; k < NSTRIDED; ++k) {
+        base[GET_AT + 2 * k] = 5000 + 10 * mtest_rank + k;
+        vals[k] = 6000 + 10 * mtest_rank + k;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    read_all(win_h, before);
+    MPI_CHECK(MPI_Win_lock_all(0, win));
+    MPI_CHECK(MPI_Put(vals, NSTRIDED, MPI_INT64_T, next, PUT_AT, 1, strided, win));
+    MPI_CHECK(MPI_Get(got, NSTRIDED, MPI_INT64_T, next, GET_AT, 1, strided, win));
+    MPI_CHECK(MPI_Win_unlock_all(win));
+    read_all(win_h, after);
+    d_direct = after[DIRECT] - before[DIRECT];
+    d_packet = after[PACKET] - before[PACKET];
+    d_rdma = after[RDMA] - before[RDMA];
+    MTEST_CHECK(0 == d_rdma &&
+                    ((2 == d_direct && 0 == d_packet) || (0 == d_direct && 2 == d_packet)),
+                "a strided PUT and GET of 32 bytes: %llu direct, %llu packet, %llu rdma ops",
+                d_direct, d_packet, d_rdma);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < NSTRIDED; ++k) {
+        int prev = (mtest_rank + nprocs - 1) % nprocs;
+        MTEST_CHECK(got[k] == 5000 + 10 * next + k, "strided GET block %d: %lld", k,
+                    (long long) got[k]);
+        MTEST_CHECK(base[PUT_AT + 2 * k] == 6000 + 10 * prev + k, "strided PUT block %d: %lld", k,
+                    (long long) base[PUT_AT + 2 * k]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Type_free(&strided));
+}
+
 int main(int argc, char **argv)
 {
     int nprocs, provided, next;
@@ -168,6 +214,7 @@ int main(int argc, char **argv)
     alloc_handles(&win);
     epoch_ops(win, base, next, nprocs);
     single_ops(win, base, next);
+    strided_ops(win, base, next, nprocs);
     read_all(win_h, w);
     read_all(proc_h, p);
     MTEST_CHECK(p[PUT] == w[PUT] && p[BYTES] == w[BYTES],
@@ -186,8 +233,8 @@ int main(int argc, char **argv)
     }
     MPI_CHECK(MPI_Win_unlock_all(win));
     read_all(proc_h, p);
-    MTEST_CHECK(p[PUT] == NPUT + NSINGLE + NLATER, "process ops_put %llu, expected %d", p[PUT],
-                NPUT + NSINGLE + NLATER);
+    MTEST_CHECK(p[PUT] == NPUT + NSINGLE + 1 + NLATER, "process ops_put %llu, expected %d", p[PUT],
+                NPUT + NSINGLE + 1 + NLATER);
     MPI_CHECK(MPI_Win_free(&win));
     for (int s = 0; s < NSTAT; ++s) {
         MPI_CHECK(MPI_T_pvar_handle_free(session, &proc_h[s]));
