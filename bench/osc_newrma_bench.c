@@ -26,7 +26,9 @@
  *   mem    FLAVOR: KiB of resident memory per open window of 4 KiB, each
  *          used once toward every rank (OP, SYNC, SIZE -)
  * Methodology as OSU's: warm-up iterations, fewer iterations for large
- * sizes, rank 0 reports; plus the median of --reps repetitions.  Every row
+ * sizes, rank 0 reports; plus the median of --reps repetitions, and fewer
+ * iterations still where the warm-up shows that a repetition would last
+ * more than --rep-seconds (default 0.25).  Every row
  * verifies the data it moved at the end and reports "wrong" instead of a
  * number when it is not right.
  *
@@ -35,7 +37,7 @@
  * and after a number the spread of the repetitions, in the same unit:
  *   SPREAD <row> <min> <max>
  *
- * usage: osc_newrma_bench [--iters N] [--reps R] [--break-verify] ROW...
+ * usage: osc_newrma_bench [--iters N] [--reps R] [--rep-seconds S] [--break-verify] ROW...
  *   --break-verify  test hook: verification expects other data, so every
  *                   data-moving row must report "wrong"
  */
@@ -70,6 +72,9 @@ typedef struct {
 } bwin_t;
 
 static int me, nprocs, peer, base_iters = 1000, reps = 5, break_verify;
+/* a repetition's length, beyond which a row runs fewer iterations */
+static double rep_seconds = 0.25;
+#define MIN_REP_ITERS 1
 
 static int lookup(const char *s, const char *const *names, int n)
 {
@@ -82,7 +87,7 @@ static int lookup(const char *s, const char *const *names, int n)
 }
 
 static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem", "multi"};
-static const char *const op_names[] = {"put", "get", "acc",  "gacc", "fop",
+static const char *const op_names[] = {"put", "get",  "acc",  "gacc", "fop",
                                        "cas", "putv", "getv", "-"};
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
@@ -629,6 +634,36 @@ static int row_valid(row_t *row)
     }
 }
 
+/* Fewer iterations where a repetition would last longer than rep_seconds
+ * (a slow component's largest rows: a strided 4 MiB window of 64 PUTs at
+ * 14 MB/s takes 37 s an iteration): the same rate from less data, at
+ * least @p least iterations.  Rank 0's warm-up (@p per_iter seconds an
+ * iteration) decides for both ranks. */
+static int rep_iters(int iters, double per_iter, int least)
+{
+    if (0 == me && per_iter * iters > rep_seconds) {
+        int n = (int) (rep_seconds / per_iter);
+        iters = n < least ? least : n;
+    }
+    CHECK(MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    return iters;
+}
+
+static double row_loop(ctx_t *c, int iters)
+{
+    return K_LAT == c->row->kind ? lat_loop(c, iters) : bw_loop(c, iters);
+}
+
+/* One warm-up iteration, then as many of the other @p warmup - 1 as fit
+ * in rep_seconds; seconds per iteration. */
+static double warm_up(ctx_t *c, int warmup)
+{
+    double t = row_loop(c, 1);
+    int more = rep_iters(warmup - 1, t, 0);
+
+    return more > 0 ? row_loop(c, more) / more : t;
+}
+
 /* Latency, bandwidth or message rate. */
 static void run_data_row(row_t *row)
 {
@@ -670,13 +705,9 @@ static void run_data_row(row_t *row)
         win_local_fill(&w, 0);
     }
     memset(c.result, 0, bytes);
-    if (K_LAT == row->kind) {
-        (void) lat_loop(&c, warmup);
-    } else {
-        (void) bw_loop(&c, warmup);
-    }
+    iters = rep_iters(iters, warm_up(&c, warmup), MIN_REP_ITERS);
     for (int r = 0; r < reps; ++r) {
-        t[r] = K_LAT == row->kind ? lat_loop(&c, iters) : bw_loop(&c, iters);
+        t[r] = row_loop(&c, iters);
     }
     double sec = median(t, reps);
     int ok = verify_row(&c);
@@ -992,8 +1023,9 @@ static void run_mem_row(row_t *row)
 static void usage(void)
 {
     if (0 == me) {
-        fprintf(stderr, "usage: osc_newrma_bench [--iters N] [--reps R] [--break-verify] "
-                        "KIND:OP:SYNC:FLAVOR:SIZE...\n");
+        fprintf(stderr,
+                "usage: osc_newrma_bench [--iters N] [--reps R] [--rep-seconds S] [--break-verify] "
+                "KIND:OP:SYNC:FLAVOR:SIZE...\n");
     }
 }
 
@@ -1012,6 +1044,10 @@ int main(int argc, char **argv)
         }
         if (0 == strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
+            continue;
+        }
+        if (0 == strcmp(argv[i], "--rep-seconds") && i + 1 < argc) {
+            rep_seconds = atof(argv[++i]);
             continue;
         }
         if (0 == strcmp(argv[i], "--break-verify")) {
