@@ -498,7 +498,10 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
     if (ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff)) {
         return op_size_as_packets(module, target, op);
     }
-    return op_target_fine_grained(op);
+    /* a layout of few, large blocks (one, say, of a vector of count 1) goes
+     * as packets where a contiguous range of its size would: one packet
+     * beats an RDMA transfer per block there */
+    return op_target_fine_grained(op) || op_size_as_packets(module, target, op);
 }
 
 /* A small PUT is copied into the target's aggregated message (its buffer
