@@ -70,10 +70,10 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
-                                size_t prefix_len, const void *data, size_t len, bool rndv)
+int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                const void *prefix, size_t prefix_len, const void *data, size_t len,
+                                bool rndv)
 {
     ucp_ep_h ep;
     int ret = ompi_osc_newrma_pkt_batch_flush(module, target); /* after those before it */
@@ -100,9 +100,9 @@ bool ompi_osc_newrma_pkt_rndv(const ompi_osc_newrma_module_t *module, size_t byt
     return module->config.rndv_threshold > 0 && bytes >= module->config.rndv_threshold;
 }
 
-int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                 const char *data, size_t len, uint64_t taddr, bool rndv)
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ompi_osc_newrma_op_t *op, const char *data, size_t len,
+                                 uint64_t taddr, bool rndv)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
@@ -117,8 +117,8 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
  * the offset, where the reply lands), behind the target's other packets;
  * each counts one reply in op->outstanding. */
 static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                          ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
-                          uint64_t taddr, size_t chunk, const void *desc, size_t desc_len)
+                          ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr, uint64_t taddr,
+                          size_t chunk, const void *desc, size_t desc_len)
 {
     int ret = OMPI_SUCCESS;
 
@@ -197,14 +197,31 @@ int ompi_osc_newrma_pkt_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
 
 /* ---- PUT packets and RMA_DONE at the origin ---- */
 
+/* chunks of whole cache lines: the target's unpacking starts aligned */
+#define PKT_PUT_CHUNK_ALIGN 64
+
+/* Data per described PUT packet: with the layout's description, one
+ * aggregated message (no copy into a message of its own, one TCP segment,
+ * a rendezvous into the target's pool elsewhere); a description of more
+ * than half a message leaves chunks of OMPI_OSC_NEWRMA_PKT_PUT_CHUNK, each
+ * a message of its own. */
+static size_t pkt_put_chunk(const ompi_osc_newrma_module_t *module, size_t desc_len)
+{
+    size_t max = ompi_osc_newrma_pkt_chunk_max(module);
+    size_t room = max > desc_len ? (max - desc_len) & ~(size_t) (PKT_PUT_CHUNK_ALIGN - 1) : 0;
+
+    return room >= max / 2 ? room : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+}
+
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            const char *stream, size_t bytes,
-                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr)
+                            const char *stream, size_t bytes, struct ompi_datatype_t *tdt,
+                            int tcount, uint64_t taddr)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t desc_len = ompi_datatype_pack_description_length(tdt);
     const void *desc;
     int ret = ompi_datatype_get_pack_description(tdt, &desc);
+    size_t chunk = pkt_put_chunk(module, desc_len);
 
     OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout)",
                        bytes, target->rank);
@@ -215,12 +232,8 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     hdr.count = (uint32_t) tcount;
     hdr.desc_len = (uint32_t) desc_len;
     /* pipelined: the target unpacks each chunk at its stream offset */
-    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < bytes;
-         offset += OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
-        size_t len = bytes - offset;
-        if (len > OMPI_OSC_NEWRMA_PKT_PUT_CHUNK) {
-            len = OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
-        }
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < bytes; offset += chunk) {
+        size_t len = bytes - offset < chunk ? bytes - offset : chunk;
         hdr.tag = offset;
         hdr.len = len;
         ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, stream + offset,
@@ -275,7 +288,7 @@ static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
 
     if (!module->am_received_ready ||
         OPAL_SUCCESS !=
-        opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
+            opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
         return 0;
     }
     return (uint64_t) (uintptr_t) value;
@@ -476,8 +489,8 @@ void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
-    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, data,
-                                                  NULL != data ? pkt->hdr.len : 0)) {
+    if (OMPI_SUCCESS !=
+        ompi_osc_newrma_pkt_reply(module, pkt, &reply, data, NULL != data ? pkt->hdr.len : 0)) {
         opal_output(0, "osc/newrma: cannot answer %s of rank %d",
                     OMPI_OSC_NEWRMA_PKT_GET_REPLY == type ? "a GET" : "an accumulate",
                     pkt->hdr.src);
@@ -516,11 +529,10 @@ static int pkt_pack_get(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_
         return OMPI_ERR_BAD_PARAM;
     }
     *packed = malloc(pkt->hdr.len > 0 ? pkt->hdr.len : 1);
-    ret = NULL == *packed ? OMPI_ERR_OUT_OF_RESOURCE
-                          : ompi_osc_newrma_dtype_pack_at(*packed,
-                                                          (const void *) (uintptr_t) pkt->hdr.addr,
-                                                          dt, (int) pkt->hdr.count, pkt->hdr.tag,
-                                                          pkt->hdr.len);
+    ret = NULL == *packed
+              ? OMPI_ERR_OUT_OF_RESOURCE
+              : ompi_osc_newrma_dtype_pack_at(*packed, (const void *) (uintptr_t) pkt->hdr.addr, dt,
+                                              (int) pkt->hdr.count, pkt->hdr.tag, pkt->hdr.len);
     ompi_osc_newrma_dtype_release(dt);
     return ret;
 }
