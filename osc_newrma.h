@@ -147,6 +147,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long aggregate_bytes;
     unsigned long aggregate_threshold;
     unsigned long rndv_threshold;
+    unsigned long batch_rndv_bytes;
+    unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
     /** remote single-element accumulates may use UCX atomics (the atomic

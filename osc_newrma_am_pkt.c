@@ -98,8 +98,8 @@ static void pkt_inbox_append(ompi_osc_newrma_pkt_t *pkt)
     ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
 }
 
-bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
-                                 size_t payload_len, bool may_keep, bool rndv)
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload, size_t payload_len,
+                                 bool may_keep, bool rndv)
 {
     /* large payloads stay in UCX's receive buffer: no copy of bulk data */
     bool keep = rndv || (may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN);
@@ -123,6 +123,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     pkt->ucx_data = keep ? payload : NULL;
     pkt->replies = NULL;
     pkt->rndv = rndv;
+    pkt->am_buffer = false;
     if (rndv) {
         pkt->payload = NULL; /* not here yet */
     }
@@ -167,8 +168,8 @@ const char *ompi_osc_newrma_pkt_name(int type)
 /* Every packet leaves through here (or ompi_osc_newrma_pkt_batch_flush):
  * header stamped with window and sender. */
 static int pkt_send_ep2(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
-                        ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
-                        const void *p2, size_t len2)
+                        ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1, const void *p2,
+                        size_t len2)
 {
     hdr->cid = module->cid;
     hdr->src = module->my_rank;
@@ -248,6 +249,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
 {
     ompi_osc_newrma_pkt_hdr_t *hdr = (ompi_osc_newrma_pkt_hdr_t *) batch->buf;
     size_t len = batch->len;
+    bool emulated, rndv;
     ucp_ep_h ep;
     int ret;
 
@@ -263,15 +265,19 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     batch->len = 0;
     batch->capacity = 0;
     batch->count = 0;
-    ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
+    ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), &ep, &emulated);
     if (OMPI_SUCCESS != ret) {
         ompi_osc_newrma_ucx_am_buffer_free(hdr);
         return ret;
     }
-    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload)",
-                       module->my_rank, module->cid, dest, len);
+    /* TCP's receive segment holds a whole batch (ucx_config_tcp_segment);
+     * elsewhere a large one would arrive in fragments that UCX gathers in
+     * a buffer it allocates per message (pkt_land_batch) */
+    rndv = !emulated && component.batch_rndv_bytes > 0 && len > component.batch_rndv_bytes;
+    OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload%s)",
+                       module->my_rank, module->cid, dest, len, rndv ? ", by rendezvous" : "");
     OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
-    return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len);
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len, rndv);
 }
 
 /* Room for @p need bytes of packets in @p batch (at most @p cap): doubled
@@ -393,9 +399,8 @@ int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module)
 }
 
 int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
-                                  ompi_osc_newrma_target_t *target,
-                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
-                                  const void *p2, size_t len2)
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                  const void *p1, size_t len1, const void *p2, size_t len2)
 {
     bool was_open = NULL != target->batch.buf;
     int ret = pkt_batch_append(module, &target->batch, target->rank, hdr, p1, len1, p2, len2);
@@ -410,8 +415,8 @@ int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_n
                               size_t payload_len)
 {
     if (NULL != pkt->replies) {
-        return pkt_batch_append(module, pkt->replies, pkt->hdr.src, hdr, payload, payload_len,
-                                NULL, 0);
+        return pkt_batch_append(module, pkt->replies, pkt->hdr.src, hdr, payload, payload_len, NULL,
+                                0);
     }
     return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
 }
@@ -419,8 +424,8 @@ int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_n
 /* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE, FENCE_DONE) behind the
  * aggregated ones, sent at once (the design's piggybacking): it counts the
  * PUT and ACC packets sent since the last one. */
-int ompi_osc_newrma_pkt_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                               ompi_osc_newrma_pkt_hdr_t *hdr)
+int ompi_osc_newrma_pkt_send_tail(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr)
 {
     int ret;
 
@@ -440,8 +445,9 @@ int ompi_osc_newrma_pkt_send_tail(ompi_osc_newrma_module_t *module, ompi_osc_new
 
 /* As ompi_osc_newrma_pkt_send_tail, for a packet whose answer decrements *@p counter. */
 int ompi_osc_newrma_pkt_send_tail_counted(ompi_osc_newrma_module_t *module,
-                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
-                                  ompi_osc_newrma_atomic_t *counter)
+                                          ompi_osc_newrma_target_t *target,
+                                          ompi_osc_newrma_pkt_hdr_t *hdr,
+                                          ompi_osc_newrma_atomic_t *counter)
 {
     int ret;
 
@@ -472,9 +478,15 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     ompi_osc_newrma_pkt_t sub;
     size_t at = 0;
 
+    if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) && OMPI_SUCCESS != pkt->hdr.status) {
+        opal_output(0, "osc/newrma: the packets of rank %d did not arrive: %d", pkt->hdr.src,
+                    pkt->hdr.status);
+        return;
+    }
     sub.replies = &replies;
     sub.ucx_data = NULL; /* the BATCH owns the payload */
     sub.rndv = false;
+    sub.am_buffer = false;
 
     for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
         if (pkt->payload_len - at < sizeof(sub.hdr)) {
@@ -517,9 +529,9 @@ bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module)
     bool mine;
 
     ompi_osc_newrma_mutex_lock(&component.modules_lock, OMPI_OSC_NEWRMA_MUTEX_LOOKUP);
-    mine = OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid,
-                                                             &found) &&
-           found == module;
+    mine =
+        OPAL_SUCCESS == opal_hash_table_get_value_uint32(&component.modules, module->cid, &found) &&
+        found == module;
     if (mine) {
         opal_hash_table_remove_value_uint32(&component.modules, module->cid);
     }
@@ -572,6 +584,7 @@ static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, u
     notice->ucx_data = NULL;
     notice->replies = NULL;
     notice->rndv = false;
+    notice->am_buffer = false;
     return notice;
 }
 
@@ -584,15 +597,12 @@ static void pkt_notice_post(void *ctx, int status)
     pkt_inbox_append(notice);
 }
 
-int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
+/* ompi_osc_newrma_pkt_land, with the @p notice that comes back */
+static int pkt_land_notice(ompi_osc_newrma_pkt_t *pkt, void *dest, ompi_osc_newrma_pkt_t *notice)
 {
     pkt_landing_t *landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
-    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
     void *desc = pkt->ucx_data;
 
-    if (NULL == notice) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
     if (NULL == landing) {
         landing = OBJ_NEW(pkt_landing_t);
         if (NULL == landing) {
@@ -609,6 +619,39 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
     pkt->ucx_data = NULL; /* UCX's from here on */
     ompi_osc_newrma_ucx_am_recv(desc, dest, pkt->payload_len, pkt_notice_post, notice);
     return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
+
+    return NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE : pkt_land_notice(pkt, dest, notice);
+}
+
+/* A BATCH sent by rendezvous lands in a buffer of the component's pool, not
+ * in one UCX allocates, fills fragment by fragment and frees per message;
+ * its origin's later packets wait meanwhile (landing), and it is handled
+ * when its notice, which carries the buffer, comes back. */
+static void pkt_land_batch(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
+    char *buf = NULL != notice ? ompi_osc_newrma_ucx_am_buffer(0, pkt->payload_len) : NULL;
+    int ret = NULL != buf ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+
+    if (NULL != buf) {
+        notice->payload = buf;
+        notice->payload_len = pkt->payload_len;
+        notice->am_buffer = true;
+        ret = pkt_land_notice(pkt, buf, notice);
+    }
+    if (OMPI_SUCCESS != ret) {
+        /* the packet's release cancels the rendezvous: the origin's send fails */
+        opal_output(0, "osc/newrma: cannot receive %zu bytes of packets from rank %d: %d",
+                    pkt->payload_len, pkt->hdr.src, ret);
+        if (NULL != notice) {
+            pkt_free(notice);
+        }
+    }
 }
 
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
@@ -699,7 +742,9 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 
 static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    if (OMPI_OSC_NEWRMA_PKT_BATCH == pkt->hdr.type) {
+    if (OMPI_OSC_NEWRMA_PKT_BATCH == pkt->hdr.type && pkt->rndv) {
+        pkt_land_batch(pkt);
+    } else if (OMPI_OSC_NEWRMA_PKT_BATCH == pkt->hdr.type) {
         pkt_handle_batch(module, pkt);
     } else if (pkt->hdr.type < PKT_TYPES && NULL != pkt_handlers[pkt->hdr.type]) {
         pkt_handlers[pkt->hdr.type](module, pkt);
@@ -713,10 +758,13 @@ static void pkt_free(ompi_osc_newrma_pkt_t *pkt)
     if (NULL != pkt->ucx_data) {
         ompi_osc_newrma_ucx_am_data_release(pkt->ucx_data);
     }
+    if (pkt->am_buffer) {
+        ompi_osc_newrma_ucx_am_buffer_free(pkt->payload);
+    }
     OBJ_DESTRUCT(&pkt->super);
     if (pkt->pooled) {
-        opal_free_list_return_st(&pkt_free_list,
-                              (opal_free_list_item_t *) ((char *) pkt - offsetof(pkt_elem_t, pkt)));
+        opal_free_list_return_st(
+            &pkt_free_list, (opal_free_list_item_t *) ((char *) pkt - offsetof(pkt_elem_t, pkt)));
     } else {
         free(pkt);
     }

@@ -147,6 +147,9 @@ typedef struct ompi_osc_newrma_pkt_t {
     /** sent by rendezvous: the payload_len bytes have not arrived yet, the
      * handler places them with ompi_osc_newrma_pkt_land (payload NULL) */
     bool rndv;
+    /** the payload is a buffer of ompi_osc_newrma_ucx_am_buffer's pool, freed
+     * with the packet (a BATCH that landed by rendezvous) */
+    bool am_buffer;
 } ompi_osc_newrma_pkt_t;
 
 /** The most data one PUT or GET packet carries so that it fills, with its

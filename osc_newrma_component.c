@@ -175,6 +175,22 @@ static int component_register(void)
                    "wait at the target until the data is there; 0 never; info key "
                    "\"rndv_threshold\" overrides (default: 262144)",
                    &component.rndv_threshold, 262144);
+    register_ulong("batch_rndv_bytes",
+                   "UCX path: an aggregated message of more than this many bytes goes by "
+                   "rendezvous where the transport's receive segment cannot hold it (shared "
+                   "memory, InfiniBand; not TCP, whose segment is sized to aggregate_bytes): "
+                   "it lands in a buffer of the component's pool at the target, instead of one "
+                   "UCX allocates, fills fragment by fragment and frees per message (whose "
+                   "page faults cost most of a strided PUT's time); 0 never (default: 65536)",
+                   &component.batch_rndv_bytes, 65536);
+    register_uint("am_buffers",
+                  "UCX path: buffers of one aggregated message (aggregate_bytes) the process "
+                  "keeps for reuse, made as needed up to this many; a send or rendezvous "
+                  "receive of a full message takes one, and a rendezvous holds it until the "
+                  "receiver has read it, so a window of large PUTs needs several dozen; "
+                  "further ones are malloc'd and freed per message, and go eagerly "
+                  "(default: 64)",
+                  &component.am_buffers, 64);
     register_uint("fence_alltoall_ranks",
                   "UCX path: MPI_Win_fence tells each rank how many FENCE_DONE packets the "
                   "closing epoch sent it with one collective: an all-to-all of one int per pair "
@@ -215,11 +231,12 @@ static int component_register(void)
                  "reported as failed, to check that the error reaches the caller; 0 never "
                  "(default: 0)",
                  &component.test_fail_rdma, 0);
-    register_int("test_fail_packet",
-                 "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
-                 "fails (not applied), to check that the origin's completing call returns an "
-                 "error; 0 never (default: 0)",
-                 &component.test_fail_packet, 0);
+    register_int(
+        "test_fail_packet",
+        "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
+        "fails (not applied), to check that the origin's completing call returns an "
+        "error; 0 never (default: 0)",
+        &component.test_fail_packet, 0);
     register_int("test_fail_create",
                  "Test hook: the next window creation of this process fails at one step, "
                  "to check that every rank fails it: 1 allocating the module, 2 recording a "

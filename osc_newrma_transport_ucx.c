@@ -64,12 +64,6 @@ typedef struct {
  * starts at 4 KiB of packets (osc_newrma_am_pkt.c) behind one packet header */
 #define UCX_AM_POOLED_BYTES (4096 + 256)
 
-/** full aggregated messages kept for reuse: a buffer of a few hundred KiB
- * malloc'd and freed per message makes glibc return the heap's top to the
- * kernel and fault it in again, a page at a time (on a VM, the strided PUT
- * rows ran at a tenth of their speed) */
-#define UCX_AM_LARGE_KEPT 16
-
 /** header bytes an operation's own active message keeps in its pooled
  * descriptor (a packet header; longer ones are malloc'd) */
 #define UCX_OP_AM_POOLED_HDR 128
@@ -78,8 +72,11 @@ typedef struct {
  * completion callbacks from whichever thread progresses the worker (the
  * async progress thread too), so they take the thread-safe calls. */
 static opal_free_list_t ucx_am_buffers;
-/* full aggregated messages (component.aggregate_bytes); at most
- * UCX_AM_LARGE_KEPT, larger or further ones are malloc'd */
+/* full aggregated messages (component.aggregate_bytes), kept for reuse: a
+ * buffer of a few hundred KiB malloc'd and freed per message makes glibc
+ * return the heap's top to the kernel and fault it in again, a page at a
+ * time (on a VM, the strided PUT rows ran at a tenth of their speed); at
+ * most component.am_buffers, larger or further ones are malloc'd */
 static opal_free_list_t ucx_am_large;
 static size_t ucx_am_large_room;
 static opal_free_list_t ucx_op_ams;
@@ -440,7 +437,8 @@ static int ucx_lists_init(void)
     OBJ_CONSTRUCT(&ucx_am_large, opal_free_list_t);
     ret = opal_free_list_init(&ucx_am_large, sizeof(ucx_am_buffer_t) + ucx_am_large_room,
                               opal_cache_line_size, OBJ_CLASS(opal_free_list_item_t), 0, 0, 0,
-                              UCX_AM_LARGE_KEPT, 1, NULL, 0, NULL, NULL, NULL);
+                              (int) (component.am_buffers > 0 ? component.am_buffers : 1), 1, NULL,
+                              0, NULL, NULL, NULL);
     if (OPAL_SUCCESS != ret) {
         OBJ_DESTRUCT(&ucx_am_large);
         OBJ_DESTRUCT(&ucx_op_ams);
@@ -548,9 +546,8 @@ static bool ucx_proc_local(struct ompi_proc_t *proc)
     if (!OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
         return false;
     }
-    return block <= 0 ||
-           (int) proc->super.proc_name.vpid / block ==
-               (int) ompi_proc_local()->super.proc_name.vpid / block;
+    return block <= 0 || (int) proc->super.proc_name.vpid / block ==
+                             (int) ompi_proc_local()->super.proc_name.vpid / block;
 }
 
 bool ompi_osc_newrma_ucx_knows(struct ompi_proc_t *proc)
@@ -646,9 +643,8 @@ void ompi_osc_newrma_ucx_watch(struct ompi_proc_t *proc)
     ucp_ep_h ep;
 
     ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-    remote = OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints,
-                                                              ucx_proc_key(proc),
-                                                              (void **) &endpoint) &&
+    remote = OPAL_SUCCESS == opal_hash_table_get_value_uint64(
+                                 &component.endpoints, ucx_proc_key(proc), (void **) &endpoint) &&
              !endpoint->local && NULL == endpoint->ep;
     ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     if (remote) {
@@ -706,8 +702,8 @@ int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_
              * UCX 1.13 then leaves its shared-memory transports for TCP
              * (10x the latency, a third of the bandwidth, measured); the
              * process id tells there (ompi_osc_newrma_ucx_proc_lost). */
-            params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            params.field_mask |=
+                UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
             params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
             params.err_handler.cb = ucx_ep_error;
             params.err_handler.arg = endpoint;
@@ -876,8 +872,8 @@ static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
 static ucx_op_am_t *ucx_op_am_make(const void *hdr, size_t hdr_len, uint32_t flags,
                                    ucp_request_param_t *param)
 {
-    ucx_op_am_t *am = ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR,
-                                     sizeof(ucx_op_am_t) + hdr_len);
+    ucx_op_am_t *am =
+        ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR, sizeof(ucx_op_am_t) + hdr_len);
 
     if (NULL == am) {
         return NULL;
@@ -891,9 +887,8 @@ static ucx_op_am_t *ucx_op_am_make(const void *hdr, size_t hdr_len, uint32_t fla
     return am;
 }
 
-int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len,
-                                     const void *data, size_t len,
-                                     ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx)
+int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *data,
+                                     size_t len, ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx)
 {
     ucp_request_param_t param = {0};
     ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len, UCP_AM_SEND_FLAG_RNDV, &param);
@@ -924,8 +919,8 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
                                    const void *data, size_t len, bool rndv)
 {
     ucp_request_param_t param = {0};
-    ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len,
-                                     rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER, &param);
+    ucx_op_am_t *am =
+        ucx_op_am_make(hdr, hdr_len, rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER, &param);
     ucs_status_ptr_t req;
     int ret;
 
@@ -1025,9 +1020,7 @@ void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
         return NULL;
     }
     buf->hdr_len = hdr_len;
-    buf->room = NULL == buf->head.list ? need
-                : small                ? UCX_AM_POOLED_BYTES
-                                       : ucx_am_large_room;
+    buf->room = NULL == buf->head.list ? need : small ? UCX_AM_POOLED_BYTES : ucx_am_large_room;
     return buf->data;
 }
 
@@ -1064,7 +1057,7 @@ void ompi_osc_newrma_ucx_am_buffer_free(void *data)
     }
 }
 
-int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len)
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len, bool rndv)
 {
     ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
     ucp_request_param_t param = {0};
@@ -1074,7 +1067,10 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     param.cb.send = ucx_am_send_cb;
     param.user_data = buf;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    /* a rendezvous holds its buffer until the receiver has read it: only
+     * pooled ones, so that a burst of them does not fall back to malloc on
+     * both sides (the churn it is meant to avoid) */
+    param.flags = rndv && NULL != buf->head.list ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, buf->hdr_len,
                           buf->data + buf->hdr_len, payload_len, &param);
     if (UCS_PTR_IS_PTR(req)) {
@@ -1104,7 +1100,7 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
     if (len2 > 0) {
         memcpy(data + hdr_len + len1, p2, len2);
     }
-    return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2);
+    return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2, false);
 }
 
 /* A rendezvous receive's end: the caller's completion function and its

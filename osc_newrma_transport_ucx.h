@@ -166,9 +166,10 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity);
 void ompi_osc_newrma_ucx_am_buffer_free(void *data);
 
 /** Send a buffer from ompi_osc_newrma_ucx_am_buffer with @p payload_len
- * bytes of payload; the transport owns (and frees) it from here on, also
- * when the send fails. */
-int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len);
+ * bytes of payload, eagerly or with @p rndv by rendezvous (the receiver
+ * then chooses where the payload goes); the transport owns (and frees) it
+ * from here on, also when the send fails. */
+int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_len, bool rndv);
 
 /** Order RMA issued before against RMA issued after (no round trip). */
 int ompi_osc_newrma_ucx_fence(void);
