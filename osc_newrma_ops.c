@@ -500,8 +500,9 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
     }
     /* a layout of few, large blocks (one, say, of a vector of count 1) goes
      * as packets where a contiguous range of its size would: one packet
-     * beats an RDMA transfer per block there */
-    return op_target_fine_grained(op) || op_size_as_packets(module, target, op);
+     * beats an RDMA transfer per block there.  The size first: it spares
+     * small ops the walk over the layout's blocks. */
+    return op_size_as_packets(module, target, op) || op_target_fine_grained(op);
 }
 
 /* A small PUT is copied into the target's aggregated message (its buffer
