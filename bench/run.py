@@ -25,12 +25,12 @@ import csv
 import datetime
 import os
 import platform
+import queue
 import re
 import shutil
 import signal
 import statistics
 import subprocess
-import queue
 import sys
 import tempfile
 import threading

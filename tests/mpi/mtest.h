@@ -108,10 +108,6 @@ static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
         }                                                                                          \
     } while (0)
 
-/* packet_error and fence_error: rank 1 fails the argv[1]-th packet it
- * applies (the component's test hook osc_newrma_test_fail_packet, set before
- * MPI_Init); a window of three longs, -1 0 0, whose errors are returned.
- * @return the failing packet's number. */
 /* Before MPI_Init: rank 1 fails the Nth packet it applies (argv[1],
  * default 1: the component's test hook osc_newrma_test_fail_packet);
  * returns N. */
@@ -126,6 +122,9 @@ static int mtest_fail_packet_hook(int argc, char **argv)
     return atoi(fail_at);
 }
 
+/* packet_error and fence_error: rank 1 fails the argv[1]-th packet it
+ * applies (mtest_fail_packet_hook); a window of three longs, -1 0 0, whose
+ * errors are returned.  @return the failing packet's number. */
 static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win *win)
 {
     int fail_at = mtest_fail_packet_hook(*argc, *argv);
