@@ -347,6 +347,14 @@ static int module_agree(ompi_osc_newrma_module_t *module, int status)
     ompi_communicator_t *comm = module->comm;
     int *counts = NULL, mine[2] = {status, 0}, all[2], ret;
 
+    /* a window on one node in a segment its ranks reused: the segment's
+     * allgather was the last point of failure, and carried every rank's
+     * status (shm_prepare), so it is the agreement (and the same on every
+     * rank: every rank adopted the segment or none) */
+    if (OMPI_SUCCESS == status && module->node_direct && module->shm.reused) {
+        return OMPI_SUCCESS;
+    }
+
     /* a window reached by loads and stores only never exchanges addresses
      * (node_direct is the same on every rank) */
     if (OMPI_SUCCESS == status && !module->node_direct) {
@@ -554,19 +562,29 @@ static char *module_info_update(opal_infosubscriber_t *obj, char *key, char *val
     return module_info_in_effect(c, key);
 }
 
+/* no_locks, the one hint MPI_Win_set_info may change, needs a subscription
+ * (its callback sees every new value); the others are fixed at creation and
+ * written once, as the values in effect.  A subscription costs about a
+ * microsecond of creation and free (a list, a hash entry, saved copies of
+ * the value): five of them were a third of a window's creation on a node. */
 static int module_info_subscribe(ompi_osc_newrma_module_t *module)
 {
     size_t n = sizeof(module_info_keys) / sizeof(module_info_keys[0]);
-    int ret = OPAL_SUCCESS;
+    opal_infosubscriber_t *win = &module->win->super;
+    int ret;
 
     if (MPI_WIN_FLAVOR_SHARED != module->flavor) {
         n--; /* alloc_shared_noncontig, last */
     }
-    for (size_t i = 0; OPAL_SUCCESS == ret && i < n; ++i) {
-        ret = opal_infosubscribe_subscribe(&module->win->super, (char *) module_info_keys[i],
-                                           module_info_in_effect(&module->config,
-                                                                 module_info_keys[i]),
-                                           module_info_update);
+    ret = opal_infosubscribe_subscribe(win, (char *) module_info_keys[0],
+                                       module_info_in_effect(&module->config, module_info_keys[0]),
+                                       module_info_update);
+    if (OPAL_SUCCESS == ret && NULL == win->s_info) {
+        ret = OPAL_ERR_NOT_INITIALIZED; /* the subscription makes it */
+    }
+    for (size_t i = 1; OPAL_SUCCESS == ret && i < n; ++i) {
+        ret = opal_info_set(win->s_info, module_info_keys[i],
+                            module_info_in_effect(&module->config, module_info_keys[i]));
     }
     return ret;
 }
@@ -608,6 +626,14 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     if (OMPI_SUCCESS == ret) {
         ret = module_tables(module);
     }
+    /* registered before the collectives: once a peer is past them, it may
+     * send us packets for this window (held until it is built) */
+    if (OMPI_SUCCESS == ret) {
+        ret = module_register(module);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = module_info_subscribe(module);
+    }
     ret = module_memory(module, base, size, ret);
     /* the same on every rank: node_comm is the whole window or not */
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
@@ -616,14 +642,6 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */
-    /* registered before the exchange: once a peer is past it, it may send
-     * us packets for this window */
-    if (OMPI_SUCCESS == ret) {
-        ret = module_register(module);
-    }
-    if (OMPI_SUCCESS == ret) {
-        ret = module_info_subscribe(module);
-    }
     ret = module_agree(module, ret);
     if (OMPI_SUCCESS == ret) {
         ompi_osc_newrma_shm_created(module); /* every node rank is attached by now */

@@ -124,48 +124,60 @@ static shm_cached_t *shm_cache_find(ompi_communicator_t *node_comm)
     return best;
 }
 
-static void shm_cache_offer(ompi_communicator_t *node_comm, uint64_t *id, uint64_t *bytes)
+static void shm_cache_return(shm_cached_t *c)
 {
-    shm_cached_t *c;
-
     ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-    c = shm_cache_find(node_comm);
-    *id = NULL != c ? c->id : 0;
-    *bytes = NULL != c ? c->bytes : 0;
+    opal_list_append(&component.shm_cache, &c->super);
     ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
 }
 
-/* Take the segment every node rank offered over for this window. */
-static int shm_cache_take(ompi_osc_newrma_module_t *module, uint64_t id)
+/* The cached segment this creation offers its node ranks, out of the cache
+ * until the offer is settled (no other creation offers it meanwhile), with
+ * its descriptor kept for the window; NULL: nothing to offer (not having
+ * the memory to keep a descriptor is not a failure, only no offer). */
+static shm_cached_t *shm_cache_reserve(ompi_osc_newrma_module_t *module)
 {
     shm_cached_t *c;
 
     ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
     c = shm_cache_find(module->shm.node_comm);
-    if (NULL != c && c->id == id) {
+    if (NULL != c) {
         opal_list_remove_item(&component.shm_cache, &c->super);
     }
     ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-    if (NULL == c || c->id != id) {
-        return OMPI_ERR_NOT_FOUND; /* cannot happen: the offer came from here */
+    if (NULL == c) {
+        return NULL;
     }
     module->shm.ds_kept = shm_ds_keep(&c->ds);
     if (NULL == module->shm.ds_kept) {
-        /* back where it was: the segment stays the cache's */
-        ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-        opal_list_append(&component.shm_cache, &c->super);
-        ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        shm_cache_return(c);
+        return NULL;
     }
+    return c;
+}
+
+/* Every node rank offered the segment: it is this window's now (nothing
+ * here can fail: the creation has no collective left to report it). */
+static void shm_cache_adopt(ompi_osc_newrma_module_t *module, shm_cached_t *c)
+{
     module->shm.seg_base = c->seg_base;
     module->shm.seg_bytes = c->bytes;
     module->shm.seg_id = c->id;
     module->shm.active = true;
+    module->shm.reused = true;
     c->seg_base = NULL; /* the window owns the mapping now */
     OBJ_RELEASE(c);
     OSC_NEWRMA_VERBOSE(10, "window %u reuses shared segment %" PRIx64 " (%zu bytes)", module->cid,
-                       id, module->shm.seg_bytes);
-    return OMPI_SUCCESS;
+                       module->shm.seg_id, module->shm.seg_bytes);
+}
+
+/* The offer was not taken up (another rank offered another segment, or
+ * none, or the creation failed): back to the cache. */
+static void shm_cache_unreserve(ompi_osc_newrma_module_t *module, shm_cached_t *c)
+{
+    free(module->shm.ds_kept);
+    module->shm.ds_kept = NULL;
+    shm_cache_return(c);
 }
 
 static size_t shm_cache_size(void)
@@ -337,24 +349,126 @@ static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
     return true;
 }
 
+/* The segment's control part: the node's lock words, one per node rank,
+ * then the barrier's line, then a PSCW block per node rank. */
+static size_t shm_pscw_stride(int node_size)
+{
+    return OPAL_ALIGN(sizeof(ompi_osc_newrma_shm_pscw_t) +
+                          sizeof(int64_t) * (size_t) ((node_size + 63) / 64),
+                      64, size_t);
+}
+
+static size_t shm_ctrl_bytes(int node_size)
+{
+    return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
+                          sizeof(ompi_osc_newrma_shm_barrier_t) +
+                          shm_pscw_stride(node_size) * (size_t) node_size,
+                      opal_getpagesize(), size_t);
+}
+
+static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
+{
+    ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
+
+    module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
+    module->shm.pscw = (char *) (module->shm.barrier + 1);
+    module->shm.pscw_stride = shm_pscw_stride(node_size);
+    module->shm.node_size = node_size;
+    module->shm.whole = node_size == module->comm_size;
+}
+
+/* My lock word and PSCW block in a segment, cleared when it held an
+ * earlier window; then my pid, which waiters check. */
+static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool clear)
+{
+    ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) seg_base;
+    size_t stride = shm_pscw_stride(node_size);
+    char *block = (char *) ((ompi_osc_newrma_shm_barrier_t *) (words + node_size) + 1) +
+                  stride * (size_t) node_rank;
+
+    if (clear) {
+        memset(&words[node_rank], 0, sizeof(words[node_rank]));
+        memset(block, 0, stride);
+    }
+    /* the runtime's copy: getpid() is a system call per window */
+    ((ompi_osc_newrma_shm_pscw_t *) block)->pid = (int32_t) ompi_process_info.pid;
+}
+
+/* Before the placing allgather, what can fail after it when the segment
+ * is reused, so that the allgather carries it: the peer entries of a
+ * window that is all on this node (node rank r is window rank r), and the
+ * offer, whose own words are cleared now, since once past the allgather a
+ * peer may lock me at once. */
+static int shm_prepare(ompi_osc_newrma_module_t *module, int status, shm_rank_info_t *mine,
+                       shm_cached_t **offered)
+{
+    ompi_communicator_t *node_comm = module->shm.node_comm;
+    int node_size = ompi_comm_size(node_comm);
+
+    *offered = NULL;
+    if (OMPI_SUCCESS != status) {
+        return status;
+    }
+    for (int r = 0; node_size == module->comm_size && r < node_size; ++r) {
+        if (NULL == ompi_osc_newrma_peer(module, r)) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    *offered = shm_cache_reserve(module);
+    if (NULL != *offered) {
+        mine->cache_id = (*offered)->id;
+        mine->cache_bytes = (*offered)->bytes;
+        shm_claim_mine((*offered)->seg_base, node_size, ompi_comm_rank(node_comm), true);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Each node rank's place in the segment: its memory (contiguous by
+ * default: rank r's follows rank r-1's, MPI-3.1 11.2.3) and its lock
+ * word.  Node-local origins take a lock word with CPU atomics when they
+ * also access the memory directly. */
+static int shm_place_peers(ompi_osc_newrma_module_t *module, const shm_rank_info_t *all,
+                           bool noncontig)
+{
+    ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
+    size_t page = opal_getpagesize(), offset = shm_ctrl_bytes(module->shm.node_size);
+
+    for (int i = 0; i < module->shm.node_size; ++i) {
+        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, all[i].win_rank);
+
+        if (NULL == peer) {
+            return OMPI_ERR_OUT_OF_RESOURCE; /* not when reused (shm_prepare) */
+        }
+        peer->shm_base = module->shm.seg_base + offset;
+        peer->size = all[i].size;
+        peer->disp_unit = all[i].disp_unit;
+        peer->layout_known = true;
+        offset += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
+        if (all[i].win_rank == module->my_rank) {
+            module->my_lock = &words[i];
+            peer->lock = &words[i];
+        } else if (module->shm.direct) {
+            peer->lock = &words[i];
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
 static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                            int status, void **base_p)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
-    size_t page = opal_getpagesize(), total = 0, offset = 0, ctrl, stride;
-    ompi_osc_newrma_lockword_t *words;
+    size_t page = opal_getpagesize(), total = 0;
     shm_rank_info_t mine = {size, 0, 0, module->my_rank, status, module->disp_unit, 0}, *all;
-    bool reused;
+    shm_cached_t *offered = NULL;
     int ret;
 
     all = calloc((size_t) node_size, sizeof(*all));
     if (NULL == all) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (OMPI_SUCCESS == status) {
-        shm_cache_offer(node_comm, &mine.cache_id, &mine.cache_bytes);
-    }
+    mine.status = shm_prepare(module, status, &mine, &offered);
     ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
                                             MPI_BYTE, node_comm,
                                             node_comm->c_coll->coll_allgather_module);
@@ -364,61 +478,33 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
-    /* the node's lock words come first, one cache line per rank, then the
-     * barrier's line */
-    stride = OPAL_ALIGN(sizeof(ompi_osc_newrma_shm_pscw_t) +
-                            sizeof(int64_t) * (size_t) ((node_size + 63) / 64),
-                        64, size_t);
-    ctrl = OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
-                          sizeof(ompi_osc_newrma_shm_barrier_t) + stride * (size_t) node_size,
-                      page, size_t);
     for (int i = 0; i < node_size; ++i) {
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
     }
-    total = ctrl + OPAL_ALIGN(total, page, size_t) + page;
-    reused = shm_reuse(all, node_size, total);
-    ret = reused ? shm_cache_take(module, all[0].cache_id) : shm_create_segment(module, total);
-    if (OMPI_SUCCESS != ret) {
-        goto out;
-    }
-    words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
-    module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
-    module->shm.pscw = (char *) (module->shm.barrier + 1);
-    module->shm.pscw_stride = stride;
-    module->shm.node_size = node_size;
-    module->shm.whole = node_size == module->comm_size;
-    offset = ctrl;
-    /* contiguous by default: rank r's memory follows rank r-1's (MPI-3.1 11.2.3) */
-    for (int i = 0; i < node_size; ++i) {
-        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, all[i].win_rank);
-
-        if (NULL == peer) {
-            ret = OMPI_ERR_OUT_OF_RESOURCE;
+    total = shm_ctrl_bytes(node_size) + OPAL_ALIGN(total, page, size_t) + page;
+    if (NULL != offered && shm_reuse(all, node_size, total)) {
+        shm_cache_adopt(module, offered);
+        offered = NULL;
+    } else {
+        if (NULL != offered) {
+            shm_cache_unreserve(module, offered);
+            offered = NULL;
+        }
+        ret = shm_create_segment(module, total);
+        if (OMPI_SUCCESS != ret) {
             goto out;
         }
-        peer->shm_base = module->shm.seg_base + offset;
-        peer->size = all[i].size;
-        peer->disp_unit = all[i].disp_unit;
-        peer->layout_known = true;
-        offset += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
-        /* node-local origins take the lock word with CPU atomics when they
-         * also access the memory directly */
-        if (all[i].win_rank == module->my_rank) {
-            if (reused) {
-                /* nobody reads them before the creation's exchange */
-                memset(&words[i], 0, sizeof(words[i]));
-                memset(module->shm.pscw + stride * (size_t) i, 0, stride);
-            }
-            ((ompi_osc_newrma_shm_pscw_t *) (module->shm.pscw + stride * (size_t) i))->pid =
-                (int32_t) getpid();
-            module->my_lock = &words[i];
-            peer->lock = &words[i];
-        } else if (module->shm.direct) {
-            peer->lock = &words[i];
-        }
+        shm_claim_mine(module->shm.seg_base, node_size, ompi_comm_rank(node_comm), false);
     }
-    *base_p = ompi_osc_newrma_peer(module, module->my_rank)->shm_base;
+    shm_layout(module, node_size);
+    ret = shm_place_peers(module, all, noncontig);
+    if (OMPI_SUCCESS == ret) {
+        *base_p = ompi_osc_newrma_peer(module, module->my_rank)->shm_base;
+    }
 out:
+    if (NULL != offered) {
+        shm_cache_unreserve(module, offered);
+    }
     free(all);
     return ret;
 }

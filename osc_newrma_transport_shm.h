@@ -70,6 +70,10 @@ typedef struct {
     bool linked;
     /** the window was created: its segment may be kept for the next one */
     bool complete;
+    /** the segment is a cached one every node rank offered: nothing after
+     * the placing allgather can fail, so a window on one node needs no
+     * further agreement (module_agree) */
+    bool reused;
 } ompi_osc_newrma_shm_t;
 
 /**
