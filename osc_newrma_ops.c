@@ -877,6 +877,20 @@ static rma_args_t rma_args(ompi_osc_newrma_op_kind_t kind, const void *origin_ad
     return a;
 }
 
+/* MPI_Put / MPI_Get the full way, out of line: its argument record and
+ * saved registers stay out of the fast path's frame. */
+static __opal_attribute_noinline__ int
+rma_put_get(ompi_osc_newrma_op_kind_t kind, const void *origin_addr, int origin_count,
+            struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+            int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+{
+    rma_args_t a = rma_args(kind, origin_addr, origin_count, origin_dt, target, target_disp,
+                            target_count, target_dt);
+    bool queued;
+
+    return rma_op_locked(win, &a, &queued);
+}
+
 /* MPI_Rput / MPI_Rget: the request completes with its op element, or at
  * once when the access was served with loads and stores. */
 static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_request_t **request)
@@ -997,25 +1011,39 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
     return true;
 }
 
+/* The fast path's copy: a single element of the usual sizes as moves the
+ * compiler emits in place, anything else by memcpy (a call). */
+static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const void *src,
+                                                              size_t bytes)
+{
+    switch (bytes) {
+        case 4:
+            memcpy(dst, src, 4);
+            break;
+        case 8:
+            memcpy(dst, src, 8);
+            break;
+        default:
+            memcpy(dst, src, bytes);
+    }
+}
+
 int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                         struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                         int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
-    rma_args_t a;
-    bool queued;
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
                              target_dt, &f))) {
-        memcpy(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
+        fast_copy(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
-    a = rma_args(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target, target_disp,
-                 target_count, target_dt);
-    return rma_op_locked(win, &a, &queued);
+    return rma_put_get(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target,
+                       target_disp, target_count, target_dt, win);
 }
 
 int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
@@ -1024,19 +1052,16 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
-    rma_args_t a;
-    bool queued;
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
                              target_dt, &f))) {
-        memcpy((char *) origin_addr + f.origin_offset, f.target, f.bytes);
+        fast_copy((char *) origin_addr + f.origin_offset, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
-    a = rma_args(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target, target_disp,
-                 target_count, target_dt);
-    return rma_op_locked(win, &a, &queued);
+    return rma_put_get(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
+                       target_disp, target_count, target_dt, win);
 }
 
 int ompi_osc_newrma_rput(const void *origin_addr, int origin_count,
