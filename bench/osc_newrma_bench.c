@@ -23,8 +23,8 @@
  *          SIZE-byte PUT to each, MPI_Win_flush_all, MPI_Win_unlock each
  *          (3 ranks or more)
  *   win    FLAVOR: microseconds per window creation + free (OP, SYNC, SIZE -)
- *   mem    FLAVOR: KiB of resident memory per open window of 4 KiB, each
- *          used once toward every rank (OP, SYNC, SIZE -)
+ *   mem    FLAVOR: KiB of memory (proportional set size) per open window of
+ *          4 KiB, each used once toward every rank (OP, SYNC, SIZE -)
  * Methodology as OSU's: warm-up iterations, fewer iterations for large
  * sizes, rank 0 reports; plus the median of --reps repetitions, and fewer
  * iterations still where the warm-up shows that a repetition would last
@@ -917,9 +917,11 @@ static void run_win_row(row_t *row)
 }
 
 /* Resident set of this process, KiB (/proc/self/status VmRSS), or -1. */
-static long rss_kib(void)
+/* The value of the line @p key of a /proc file, in KiB; -1 without it. */
+static long proc_kib(const char *path, const char *key)
 {
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = fopen(path, "r");
+    size_t len = strlen(key);
     char line[256];
     long kib = -1;
 
@@ -927,12 +929,24 @@ static long rss_kib(void)
         return -1;
     }
     while (NULL != fgets(line, sizeof(line), f)) {
-        if (0 == strncmp(line, "VmRSS:", 6)) {
-            kib = atol(line + 6);
+        if (0 == strncmp(line, key, len)) {
+            kib = atol(line + len);
         }
     }
     fclose(f);
     return kib;
+}
+
+/* Memory this process holds: its proportional set size, where a page
+ * mapped by n processes counts 1/n in each (a shared window's page, written
+ * by every rank, is one page of the node, not one per rank as the resident
+ * set size would count it); the resident set size where the kernel has no
+ * smaps_rollup (before Linux 4.14). */
+static long mem_kib(void)
+{
+    long kib = proc_kib("/proc/self/smaps_rollup", "Pss:");
+
+    return kib >= 0 ? kib : proc_kib("/proc/self/status", "VmRSS:");
 }
 
 /* One 8-byte PUT from every rank to every rank (the peer only on dynamic
@@ -994,14 +1008,14 @@ static void run_mem_row(row_t *row)
     MPI_Barrier(MPI_COMM_WORLD);
     win_close(&w[0], row->flavor);
     MPI_Barrier(MPI_COMM_WORLD);
-    before = rss_kib();
+    before = mem_kib();
     for (; n < MEM_WINDOWS && win_open(&w[n], row->flavor, 4096); ++n) {
         win_local_fill(&w[n], 0);
         MPI_Barrier(MPI_COMM_WORLD);
         mem_touch(&w[n], row->flavor);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    grown = rss_kib() - before;
+    grown = mem_kib() - before;
     ok = n == MEM_WINDOWS && before >= 0 && mem_check(&w[n - 1], row->flavor);
     MPI_Reduce(&grown, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
