@@ -20,6 +20,20 @@
 #include "osc_newrma_transport_region.h"
 #include "osc_newrma_transport_ucx.h"
 
+/* An attached region's registration, made on the first question for it
+ * (MPI_Win_attach does not register). */
+static ompi_osc_newrma_region_t *pkt_region_registered(ompi_osc_newrma_region_t *region)
+{
+    if (NULL == region || NULL != region->memh ||
+        OMPI_SUCCESS == ompi_osc_newrma_ucx_mem_map((void *) (uintptr_t) region->base,
+                                                    region->len, &region->memh,
+                                                    &region->rkey_packed,
+                                                    &region->rkey_packed_len)) {
+        return region;
+    }
+    return NULL;
+}
+
 /* The registration for [lo, hi): the attached region holding it, or a run of
  * adjacent attached regions it spans (registered as one the first time). */
 static ompi_osc_newrma_region_t *pkt_region_for(ompi_osc_newrma_module_t *module, uint64_t lo,
@@ -28,9 +42,10 @@ static ompi_osc_newrma_region_t *pkt_region_for(ompi_osc_newrma_module_t *module
     ompi_osc_newrma_region_t *found = ompi_osc_newrma_region_find(&module->attached, lo, hi);
     uint64_t run_lo, run_hi;
 
-    if (NULL == found) {
-        found = ompi_osc_newrma_region_find(&module->attached_runs, lo, hi);
+    if (NULL != found) {
+        return pkt_region_registered(found);
     }
+    found = ompi_osc_newrma_region_find(&module->attached_runs, lo, hi);
     if (NULL != found || !ompi_osc_newrma_region_run(&module->attached, lo, hi, &run_lo, &run_hi)) {
         return found;
     }

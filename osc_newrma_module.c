@@ -845,12 +845,10 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     region->base = (uint64_t) (uintptr_t) base;
     region->len = len;
     ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-    if (regions_overlap(module, region->base, len)) {
-        ret = OMPI_ERR_RMA_ATTACH;
-    } else {
-        ret = ompi_osc_newrma_ucx_mem_map(base, len, &region->memh, &region->rkey_packed,
-                                          &region->rkey_packed_len);
-    }
+    /* registered with UCX when a peer first asks for it (am_region), as a
+     * window's memory is: an attach that nobody reaches through UCX (a
+     * node-local one accessed by this rank only) never pays for it */
+    ret = regions_overlap(module, region->base, len) ? OMPI_ERR_RMA_ATTACH : OMPI_SUCCESS;
     if (OMPI_SUCCESS == ret) {
         opal_list_append(&module->attached, &region->super);
     }
