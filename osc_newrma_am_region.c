@@ -20,18 +20,26 @@
 #include "osc_newrma_transport_region.h"
 #include "osc_newrma_transport_ucx.h"
 
-/* An attached region's registration, made on the first question for it
- * (MPI_Win_attach does not register). */
+/* Memory registered with UCX on the first peer's question for it (neither
+ * window creation nor MPI_Win_attach registers): nothing when it already
+ * is, or is empty. */
+static int pkt_register_once(void *base, size_t len, ucp_mem_h *memh, void **rkey_packed,
+                             size_t *rkey_packed_len)
+{
+    if (NULL != *memh || 0 == len) {
+        return OMPI_SUCCESS;
+    }
+    return ompi_osc_newrma_ucx_mem_map(base, len, memh, rkey_packed, rkey_packed_len);
+}
+
+/* An attached region, registered; NULL when it cannot be. */
 static ompi_osc_newrma_region_t *pkt_region_registered(ompi_osc_newrma_region_t *region)
 {
-    if (NULL == region || NULL != region->memh ||
-        OMPI_SUCCESS == ompi_osc_newrma_ucx_mem_map((void *) (uintptr_t) region->base,
-                                                    region->len, &region->memh,
-                                                    &region->rkey_packed,
-                                                    &region->rkey_packed_len)) {
-        return region;
-    }
-    return NULL;
+    return OMPI_SUCCESS == pkt_register_once((void *) (uintptr_t) region->base, region->len,
+                                             &region->memh, &region->rkey_packed,
+                                             &region->rkey_packed_len)
+               ? region
+               : NULL;
 }
 
 /* The registration for [lo, hi): the attached region holding it, or a run of
@@ -88,11 +96,8 @@ static int pkt_region_reply(ompi_osc_newrma_module_t *module, const ompi_osc_new
  * UCX RDMA, and creation and free then skip the registration's cost. */
 static int pkt_window_registration(ompi_osc_newrma_module_t *module)
 {
-    if (NULL != module->memh || 0 == module->size) {
-        return OMPI_SUCCESS;
-    }
-    return ompi_osc_newrma_ucx_mem_map(module->base, module->size, &module->memh,
-                                       &module->rkey_packed, &module->rkey_packed_len);
+    return pkt_register_once(module->base, module->size, &module->memh, &module->rkey_packed,
+                             &module->rkey_packed_len);
 }
 
 /* Target side: my window's base, size, displacement unit and rkey. */

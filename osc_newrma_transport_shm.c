@@ -366,12 +366,21 @@ static size_t shm_ctrl_bytes(int node_size)
                       opal_getpagesize(), size_t);
 }
 
+static ompi_osc_newrma_shm_barrier_t *shm_barrier_at(char *seg_base, int node_size)
+{
+    return (ompi_osc_newrma_shm_barrier_t *) ((ompi_osc_newrma_lockword_t *) seg_base + node_size);
+}
+
+/* The first PSCW block: right after the barrier's line. */
+static char *shm_pscw_at(char *seg_base, int node_size)
+{
+    return (char *) (shm_barrier_at(seg_base, node_size) + 1);
+}
+
 static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
 {
-    ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
-
-    module->shm.barrier = (ompi_osc_newrma_shm_barrier_t *) (words + node_size);
-    module->shm.pscw = (char *) (module->shm.barrier + 1);
+    module->shm.barrier = shm_barrier_at(module->shm.seg_base, node_size);
+    module->shm.pscw = shm_pscw_at(module->shm.seg_base, node_size);
     module->shm.pscw_stride = shm_pscw_stride(node_size);
     module->shm.node_size = node_size;
     module->shm.whole = node_size == module->comm_size;
@@ -383,8 +392,7 @@ static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool cl
 {
     ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) seg_base;
     size_t stride = shm_pscw_stride(node_size);
-    char *block = (char *) ((ompi_osc_newrma_shm_barrier_t *) (words + node_size) + 1) +
-                  stride * (size_t) node_rank;
+    char *block = shm_pscw_at(seg_base, node_size) + stride * (size_t) node_rank;
 
     if (clear) {
         memset(&words[node_rank], 0, sizeof(words[node_rank]));

@@ -916,7 +916,6 @@ static void run_win_row(row_t *row)
     free(t);
 }
 
-/* Resident set of this process, KiB (/proc/self/status VmRSS), or -1. */
 /* The value of the line @p key of a /proc file, in KiB; -1 without it. */
 static long proc_kib(const char *path, const char *key)
 {
