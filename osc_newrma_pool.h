@@ -12,6 +12,14 @@
  * runs CLEANUP_WIN_AGGRESSIVE.  A returned element goes to the local pool
  * unless it is full, then to the global pool.  Both sizes are fixed by the
  * user, so a window can never be starved by another window.
+ *
+ * A pool here is a share, counted: how many elements it may have out
+ * (capacity) and has out (in_use).  The elements themselves, once made,
+ * wait in the global pool's free list whichever share they were taken
+ * under, so a window holds memory only for the elements it has out: an
+ * idle window holds none, where keeping each window's returned elements
+ * cost about 600 bytes per peer it had touched, for the window's life.
+ * "Returned to the local pool" is the local share's count going down.
  */
 #ifndef OMPI_OSC_NEWRMA_POOL_H
 #define OMPI_OSC_NEWRMA_POOL_H
@@ -25,17 +33,20 @@
 #include "osc_newrma_base_types.h"
 
 struct ompi_osc_newrma_pool_t {
-    /** free elements */
+    /** free elements: the global pool's, shared by every window (a window's
+     * own only when it has no global pool) */
     opal_list_t free;
-    /** how many elements the pool may hold (fixed by the user) */
+    /** how many elements this share may have out (fixed by the user) */
     size_t capacity;
-    /** elements created by this pool so far (on demand, up to capacity) */
+    /** elements out under this share */
+    size_t in_use;
+    /** elements this pool's free list has made so far (on first use) */
     size_t created;
-    /** takes that found no element here (statistics: pool_misses) */
+    /** takes that found this share used up (statistics: pool_misses) */
     size_t misses;
     /** class of the elements (an opal_list_item_t subclass) */
     opal_class_t *cls;
-    /** protects the pool when it is shared between windows (global pool) */
+    /** protects free, in_use and created of a global pool (POOL) */
     opal_mutex_t lock;
     bool shared;
     /** name used in the leak report */
@@ -44,21 +55,20 @@ struct ompi_osc_newrma_pool_t {
 
 /**
  * Set up a pool of @p capacity elements of class @p cls.
- * Both kinds create their elements on first use, up to @p capacity: window
- * creation stays cheap, and a local pool's capacity is still reserved for
- * its window (a failed allocation then looks like an empty pool: the caller
- * cleans up aggressively and reports OMPI_ERR_OUT_OF_RESOURCE if that does
- * not help).
+ * Elements are made on first use: window creation allocates none, and a
+ * local pool's capacity is still reserved for its window (a failed
+ * allocation looks like an empty pool: the caller cleans up aggressively
+ * and reports OMPI_ERR_OUT_OF_RESOURCE if that does not help).
  * @return OMPI_SUCCESS.
  */
 int ompi_osc_newrma_pool_init(ompi_osc_newrma_pool_t *pool, const char *name, opal_class_t *cls,
                               size_t capacity, bool shared);
 
 /**
- * Release the pool's elements.
- * @return the number of elements created by or lent to this pool that are
- *         missing (still in use): 0 unless something leaked.  Each leak is
- *         reported on the component's verbose stream.
+ * Release the pool's free elements.
+ * @return for a window's pool, the number of elements still out under its
+ *         share: 0 unless something leaked.  Each leak is reported on the
+ *         component's verbose stream.
  */
 size_t ompi_osc_newrma_pool_fini(ompi_osc_newrma_pool_t *pool);
 
@@ -88,7 +98,7 @@ void ompi_osc_newrma_pool_put(ompi_osc_newrma_pool_t *local, ompi_osc_newrma_poo
  */
 int ompi_osc_newrma_free_list_init(opal_free_list_t *list, size_t size, opal_class_t *cls);
 
-/** Number of free elements available right now in @p pool. */
+/** How many more elements @p pool's share may have out right now. */
 size_t ompi_osc_newrma_pool_available(ompi_osc_newrma_pool_t *pool);
 
 #endif /* OMPI_OSC_NEWRMA_POOL_H */

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /* Unit test of the two-level element pools: local -> global -> exhausted,
- * return order (local until full, then global), leak report at fini. */
+ * return order (local share until full, then global), elements shared
+ * between windows, leak report at fini. */
 #include "ompi_config.h"
 
 #include "ompi/constants.h"
@@ -15,7 +16,7 @@
 
 int main(int argc, char **argv)
 {
-    ompi_osc_newrma_pool_t local, global;
+    ompi_osc_newrma_pool_t local, other, global;
     opal_list_item_t *items[8];
 
     opal_init_util(&argc, &argv);
@@ -23,9 +24,8 @@ int main(int argc, char **argv)
           ompi_osc_newrma_pool_init(&local, "local", OBJ_CLASS(ompi_osc_newrma_op_t), 2, false));
     CHECK(OMPI_SUCCESS ==
           ompi_osc_newrma_pool_init(&global, "global", OBJ_CLASS(ompi_osc_newrma_op_t), 3, true));
-    /* both pools make their elements on first use */
-    CHECK(0 == local.created);
-    CHECK(0 == global.created);
+    /* elements are made on first use */
+    CHECK(0 == local.created && 0 == global.created);
     CHECK(2 == ompi_osc_newrma_pool_available(&local));
     CHECK(3 == ompi_osc_newrma_pool_available(&global));
 
@@ -33,37 +33,51 @@ int main(int argc, char **argv)
     items[0] = ompi_osc_newrma_pool_get(&local, &global);
     items[1] = ompi_osc_newrma_pool_get(&local, &global);
     CHECK(NULL != items[0] && NULL != items[1] && items[0] != items[1]);
-    CHECK(2 == local.created);
-    CHECK(0 == ompi_osc_newrma_pool_available(&local));
-    CHECK(0 == global.created);
+    CHECK(2 == local.in_use && 0 == ompi_osc_newrma_pool_available(&local));
+    CHECK(0 == global.in_use && 0 == local.misses);
     /* then global */
     for (int i = 2; i < 5; ++i) {
         items[i] = ompi_osc_newrma_pool_get(&local, &global);
         CHECK(NULL != items[i]);
-        CHECK((size_t) (i - 1) == global.created);
+        CHECK((size_t) (i - 1) == global.in_use);
     }
+    CHECK(3 == local.misses);
     /* then exhausted: the caller would run CLEANUP_WIN_AGGRESSIVE */
     CHECK(NULL == ompi_osc_newrma_pool_get(&local, &global));
     CHECK(0 == ompi_osc_newrma_pool_available(&global));
+    CHECK(5 == global.created);
 
-    /* returns fill the local pool first, whichever pool made the element */
+    /* returns count against the local share first, whichever share the
+     * element was taken under; every element waits in the global list */
     ompi_osc_newrma_pool_put(&local, &global, items[4]);
-    CHECK(1 == opal_list_get_size(&local.free));
-    CHECK(0 == opal_list_get_size(&global.free));
+    CHECK(1 == local.in_use && 3 == global.in_use);
     ompi_osc_newrma_pool_put(&local, &global, items[3]);
-    CHECK(2 == opal_list_get_size(&local.free));
-    /* local full: the rest go to global */
+    CHECK(0 == local.in_use && 3 == global.in_use);
+    /* local full: the rest give the global share back */
     ompi_osc_newrma_pool_put(&local, &global, items[0]);
-    CHECK(1 == opal_list_get_size(&global.free));
-    /* the most recently returned element is reused first (cache-warm) */
-    CHECK(items[3] == ompi_osc_newrma_pool_get(&local, &global));
-    ompi_osc_newrma_pool_put(&local, &global, items[3]);
+    CHECK(0 == local.in_use && 2 == global.in_use);
+    CHECK(3 == opal_list_get_size(&global.free) && 0 == opal_list_get_size(&local.free));
+    /* the most recently returned element is reused first (cache-warm),
+     * under the local share again */
+    CHECK(items[0] == ompi_osc_newrma_pool_get(&local, &global));
+    CHECK(1 == local.in_use);
+    ompi_osc_newrma_pool_put(&local, &global, items[0]);
 
-    /* items[1] and items[2] are still out: the local pool is full again, so
-     * only what global lent matters; return one and fini reports none
-     * missing for local, while a local pool short of elements reports them */
+    /* a second window reuses the elements the first returned: an idle
+     * window holds none, and nothing new is made */
+    CHECK(OMPI_SUCCESS ==
+          ompi_osc_newrma_pool_init(&other, "other", OBJ_CLASS(ompi_osc_newrma_op_t), 2, false));
+    items[5] = ompi_osc_newrma_pool_get(&other, &global);
+    CHECK(NULL != items[5] && 5 == global.created && 1 == other.in_use);
+    ompi_osc_newrma_pool_put(&other, &global, items[5]);
+    CHECK(0 == ompi_osc_newrma_pool_fini(&other));
+
+    /* return the two still out: the global share is whole again, so a
+     * window that borrowed does not shrink it for the windows after it */
     ompi_osc_newrma_pool_put(&local, &global, items[1]);
     ompi_osc_newrma_pool_put(&local, &global, items[2]);
+    CHECK(0 == global.in_use && 3 == ompi_osc_newrma_pool_available(&global));
+    CHECK(5 == opal_list_get_size(&global.free));
     CHECK(0 == ompi_osc_newrma_pool_fini(&local));
     CHECK(0 == ompi_osc_newrma_pool_fini(&global));
 
