@@ -80,8 +80,10 @@ struct ompi_osc_newrma_op_t {
     void *result_addr;
     int result_count;
     struct ompi_datatype_t *result_dt;
-    /** fetched old values, packed: result_inline or a malloc'd buffer */
+    /** fetched old values, packed: result_inline, a malloc'd buffer, or
+     * the user's result buffer itself when it is contiguous (result_direct) */
     char *result_stream;
+    bool result_direct;
     /** UCX atomic operand and CAS compare value: must outlive the request */
     char operand[OMPI_OSC_NEWRMA_ACC_INLINE];
     char compare[OMPI_OSC_NEWRMA_ACC_INLINE];

@@ -609,7 +609,8 @@ static int op_deliver_result(ompi_osc_newrma_op_t *op)
 {
     int ret = OMPI_SUCCESS;
 
-    if (NULL == op->result_stream) {
+    if (NULL == op->result_stream || op->result_direct) {
+        op->result_stream = NULL;
         return OMPI_SUCCESS;
     }
     if (NULL != op->result_dt) {

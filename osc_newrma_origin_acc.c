@@ -40,11 +40,20 @@ size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
 
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
 {
+    ptrdiff_t offset;
+
     if (NULL != op->result_stream) {
         return OMPI_SUCCESS;
     }
-    op->result_stream =
-        op->bytes <= sizeof(op->result_inline) ? op->result_inline : malloc(op->bytes);
+    /* a contiguous result buffer takes the replies itself: a malloc'd
+     * stream of 128 KiB or more was mapped, faulted in and unmapped (or the
+     * heap's top grown and trimmed) per operation, a TLB shootdown each
+     * time, and its copy came on top */
+    op->result_direct = op->bytes > sizeof(op->result_inline) &&
+                        ompi_osc_newrma_dtype_contig(op->result_dt, op->result_count, &offset);
+    op->result_stream = op->result_direct ? (char *) op->result_addr + offset
+                        : op->bytes <= sizeof(op->result_inline) ? op->result_inline
+                                                                  : malloc(op->bytes);
     return NULL == op->result_stream ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
