@@ -19,6 +19,7 @@
 #include "osc_newrma_base_acc.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_target_acc.h"
+#include "osc_newrma_transport_ucx.h"
 
 /* ---- target side ---- */
 
@@ -62,7 +63,10 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
-/* Target side: an ACC packet (agent). */
+/* Target side: an ACC packet (agent).  The old values of a fetching one
+ * go to a buffer of the transport's pool, not one malloc'd per packet: a
+ * chunk is up to 64 KiB, and glibc giving the heap's top back after each
+ * (a TLB shootdown) made a 128 KiB GET_ACCUMULATE ten times slower. */
 static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
@@ -72,7 +76,8 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
 
     if (ompi_osc_newrma_pkt_test_fail()) {
         ret = OMPI_ERROR;
-    } else if (NULL != dt && (!fetch || NULL != (result = malloc(pkt->hdr.len)))) {
+    } else if (NULL != dt &&
+               (!fetch || NULL != (result = ompi_osc_newrma_ucx_am_buffer(0, pkt->hdr.len)))) {
         ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
                             pkt->payload + pkt->hdr.desc_len, result);
     }
@@ -84,7 +89,7 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, ret,
                                    OMPI_SUCCESS == ret ? result : NULL);
     }
-    free(result);
+    ompi_osc_newrma_ucx_am_buffer_free(result);
     ompi_osc_newrma_dtype_release(dt);
     /* the origin's RMA_DONE or UNLOCK reports the failure */
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
