@@ -148,6 +148,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long aggregate_threshold;
     unsigned long rndv_threshold;
     unsigned long batch_rndv_bytes;
+    /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
+    unsigned long cma_bytes;
     unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
@@ -245,6 +247,9 @@ struct ompi_osc_newrma_peer_t {
     char *shm_base;
     /** endpoint, looked up on first use */
     ucp_ep_h ep;
+    /** its process id for cross-memory copies (0: not looked up yet, -1:
+     * none, not on this node) */
+    int32_t cma_pid;
     /** contiguous PUTs and GETs of any size travel as packets, large ones
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;

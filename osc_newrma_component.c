@@ -175,6 +175,14 @@ static int component_register(void)
                    "wait at the target until the data is there; 0 never; info key "
                    "\"rndv_threshold\" overrides (default: 262144)",
                    &component.rndv_threshold, 262144);
+    register_ulong("cma_bytes",
+                   "Contiguous PUTs and GETs of at least this many bytes to a node-local peer "
+                   "whose memory is not in the window's shared segment (MPI_Win_create, "
+                   "attached regions) are one process_vm_writev/readv each, complete when it "
+                   "returns, instead of UCX's transfer (a third of the speed at 2 MiB here); "
+                   "only where osc_newrma_shm is on and the kernel allows cross-memory attach; "
+                   "0 never (default: 32768)",
+                   &component.cma_bytes, 32768);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "

@@ -15,6 +15,16 @@
  * packets rather than one RDMA transfer per block. */
 #define OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN 256
 
+/**
+ * @p op (a contiguous PUT or GET of at least osc_newrma_cma_bytes to a
+ * node-local peer, on a window with osc_newrma_shm on) goes as one
+ * cross-memory copy, complete when issued.  Looks the peer's process id up
+ * once.
+ */
+bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
+                               const ompi_osc_newrma_target_t *target,
+                               const ompi_osc_newrma_op_t *op);
+
 /** True when a PUT or GET @p op to @p target travels as packets behind the
  * target's other packets (a contiguous target layout with aggregation on,
  * small or to a peer whose RDMA is emulated; or a target layout of many small

@@ -78,7 +78,8 @@ static int issue_sync_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 
 /* Location consistency (README, "What it guarantees"): an RDMA GET reads
  * the target's memory directly, so it must not overtake PUT and ACC packets
- * that the target's agent may not have applied yet.  RMA_DONE covers them;
+ * that the target's agent may not have applied yet; nor may a cross-memory
+ * PUT, which writes it at once.  RMA_DONE covers them;
  * the GET waits for its acknowledgement.  A GET sent as packets is applied
  * behind them anyway.  @return 1: the next op may go, 0: not yet, or an
  * error. */
@@ -87,8 +88,15 @@ static int packets_applied_before(ompi_osc_newrma_module_t *module,
 {
     int ret;
 
-    if (OMPI_OSC_NEWRMA_OP_GET != op->kind || ompi_osc_newrma_op_as_packets(module, target, op)) {
+    bool copied = ompi_osc_newrma_op_by_cma(module, target, op);
+
+    if (!copied &&
+        (OMPI_OSC_NEWRMA_OP_GET != op->kind || ompi_osc_newrma_op_as_packets(module, target, op))) {
         return 1;
+    }
+    if (copied && target->needs_rma_done) { /* UCX's RDMA writes, flushed */
+        ret = ompi_osc_newrma_op_rma_done(module, target, &target->ack_counter);
+        return OMPI_SUCCESS != ret ? ret : 0;
     }
     if (target->am_sent > 0) {
         ret = ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ompi/communicator/communicator.h"
@@ -675,4 +676,43 @@ bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
      * starts, which is after this */
     (void) opal_atomic_sub_fetch_32(&mine->completes, n);
     return true;
+}
+
+/* ---- copies into a node-local peer's private memory ---- */
+
+/* cleared on the first refusal (no CAP_SYS_PTRACE under a Yama scope that
+ * wants it, or no CMA in the kernel): every later copy would be refused too */
+static volatile bool shm_cma_allowed = true;
+
+int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remote, size_t len)
+{
+    char *here = local;
+
+    if (!shm_cma_allowed) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    while (len > 0) {
+        struct iovec mine = {here, len}, theirs = {(void *) (uintptr_t) remote, len};
+        ssize_t done = write ? process_vm_writev((pid_t) pid, &mine, 1, &theirs, 1, 0)
+                             : process_vm_readv((pid_t) pid, &mine, 1, &theirs, 1, 0);
+
+        if (done < 0 && EINTR == errno) {
+            continue;
+        }
+        if (done < 0 && here == (char *) local && (EPERM == errno || ENOSYS == errno)) {
+            shm_cma_allowed = false;
+            OSC_NEWRMA_VERBOSE(1, "cross-memory attach refused (%s): node-local copies go by UCX",
+                               strerror(errno));
+            return OMPI_ERR_NOT_AVAILABLE;
+        }
+        if (done <= 0) {
+            OSC_NEWRMA_VERBOSE(1, "cross-memory copy of %zu bytes with process %d failed: %s", len,
+                               (int) pid, done < 0 ? strerror(errno) : "nothing moved");
+            return OMPI_ERROR;
+        }
+        here += done;
+        remote += (uint64_t) done;
+        len -= (size_t) done;
+    }
+    return OMPI_SUCCESS;
 }

@@ -130,4 +130,16 @@ void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target);
 /** @p n completes reached me: consume them and return true. */
 bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n);
 
+/**
+ * Copy @p len bytes between @p local and address @p remote of process
+ * @p pid on this node, whose memory is not in a shared segment (a
+ * `MPI_Win_create` or attached region): one process_vm_writev (@p write)
+ * or process_vm_readv, complete when it returns.
+ * @return OMPI_SUCCESS; OMPI_ERR_NOT_AVAILABLE when this process may not
+ *         (the kernel refuses cross-memory attach, for good: the caller
+ *         takes another path, now and from then on); another error when the
+ *         copy failed (the peer is gone, or the range is not mapped).
+ */
+int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remote, size_t len);
+
 #endif /* OMPI_OSC_NEWRMA_TRANSPORT_SHM_H */

@@ -676,6 +676,21 @@ bool ompi_osc_newrma_ucx_proc_lost(struct ompi_proc_t *proc, bool check_local)
     return lost;
 }
 
+int32_t ompi_osc_newrma_ucx_local_pid(struct ompi_proc_t *proc)
+{
+    ompi_osc_newrma_endpoint_t *endpoint = NULL;
+    int32_t pid = -1;
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&component.endpoints, ucx_proc_key(proc),
+                                                         (void **) &endpoint) &&
+        endpoint->local && !endpoint->lost && endpoint->pid > 0) {
+        pid = endpoint->pid;
+    }
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    return pid;
+}
+
 int ompi_osc_newrma_ucx_ep(struct ompi_proc_t *proc, ucp_ep_h *ep_p, bool *rdma_emulated)
 {
     ompi_osc_newrma_endpoint_t *endpoint = NULL;

@@ -108,6 +108,10 @@ void ompi_osc_newrma_ucx_watch(struct ompi_proc_t *proc);
  * node-local peer whose process is gone counts too (a system call). */
 bool ompi_osc_newrma_ucx_proc_lost(struct ompi_proc_t *proc, bool check_local);
 
+/** The process id of @p proc when it is on this node (the simulated node,
+ * if set) and its worker address is known, else -1. */
+int32_t ompi_osc_newrma_ucx_local_pid(struct ompi_proc_t *proc);
+
 /** Register [addr, addr+len) and pack its rkey. Outputs are written only on success. */
 int ompi_osc_newrma_ucx_mem_map(void *addr, size_t len, ucp_mem_h *memh_p, void **rkey_p,
                                 size_t *rkey_len_p);
