@@ -4,7 +4,8 @@
  */
 /* Large contiguous PUTs and GETs between node-local ranks whose window
  * memory is their own (create and dynamic windows): from
- * osc_newrma_cma_bytes (32 KiB) up they are cross-memory copies.  Sizes
+ * osc_newrma_cma_bytes (set to 32 KiB here) up they are cross-memory
+ * copies.  Sizes
  * on both sides of that threshold, at an odd offset, in every kind of
  * epoch: each rank PUTs its pattern into its right neighbour's first
  * region and GETs the right neighbour's second region in the same epoch,
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
     unsigned char *origin, *got, *mine;
     mtest_win_t w;
 
+    /* off by default: turned on here unless the caller chose a value */
+    setenv("OMPI_MCA_osc_newrma_cma_bytes", "32768", 0);
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
