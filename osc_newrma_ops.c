@@ -560,13 +560,9 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
  * @return OMPI_ERR_NOT_AVAILABLE when the kernel refuses: the op takes
  * UCX's path. */
 static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                  ompi_osc_newrma_op_t *op, char *stream)
+                  ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
 {
-    ptrdiff_t toff = 0;
-    int ret;
-
-    (void) ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
-    ret = ompi_osc_newrma_shm_cma(ompi_osc_newrma_peer(module, target->rank)->cma_pid,
+    int ret = ompi_osc_newrma_shm_cma(ompi_osc_newrma_peer(module, target->rank)->cma_pid,
                                   OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
                                   op->target_addr + (uint64_t) toff, op->bytes);
     if (OMPI_SUCCESS == ret) {
@@ -604,13 +600,13 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);
     }
-    if (ompi_osc_newrma_op_by_cma(module, target, op)) {
-        ret = op_cma(module, target, op, s.stream);
+    contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+    if (contig && ompi_osc_newrma_op_by_cma(module, target, op)) {
+        ret = op_cma(module, target, op, s.stream, toff);
         if (OMPI_ERR_NOT_AVAILABLE != ret) {
             return ret;
         }
     }
-    contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
     if (ompi_osc_newrma_op_as_packets(module, target, op)) {
         ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
         if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {

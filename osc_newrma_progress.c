@@ -86,9 +86,8 @@ static int issue_sync_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 static int packets_applied_before(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op)
 {
-    int ret;
-
     bool copied = ompi_osc_newrma_op_by_cma(module, target, op);
+    int ret;
 
     if (!copied &&
         (OMPI_OSC_NEWRMA_OP_GET != op->kind || ompi_osc_newrma_op_as_packets(module, target, op))) {
