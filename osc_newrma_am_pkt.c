@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "ompi/proc/proc.h"
 #include "opal/class/opal_free_list.h"
@@ -21,6 +22,7 @@
 #include "osc_newrma_base_element.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_base_optable.h"
+#include "osc_newrma_base_wait.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_transport_ucx.h"
 
@@ -280,11 +282,56 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len, rndv);
 }
 
+/* how long an origin waits for a message's buffer to come back (below) */
+#define PKT_BUFFER_WAIT_NS 10000000L
+/* agent rounds between looks at the clock */
+#define PKT_BUFFER_WAIT_ROUNDS 64
+
+static long pkt_now_ns(void)
+{
+    struct timespec now;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1000000000L + now.tv_nsec;
+}
+
+/* Flow control: when every pooled buffer of a full message is out and a
+ * send holds one, the agent runs until that send completes (its receiver
+ * has read it) rather than a buffer being malloc'd.  A malloc'd message
+ * goes eagerly, and UCX gathers it at the target in a buffer it allocates
+ * too: two fresh buffers of a few hundred KiB per message, whose page faults
+ * and heap trims took most of a strided PUT's time.  Bounded, so that an
+ * origin whose target does not progress for a while still goes on. */
+static void pkt_buffer_wait(size_t capacity)
+{
+    long deadline = 0;
+
+    for (unsigned int round = 0;
+         ompi_osc_newrma_ucx_am_buffer_awaited(sizeof(ompi_osc_newrma_pkt_hdr_t), capacity);
+         ++round) {
+        if (0 == round % PKT_BUFFER_WAIT_ROUNDS) {
+            long now = pkt_now_ns();
+
+            if (0 == deadline) {
+                deadline = now + PKT_BUFFER_WAIT_NS;
+            } else if (now > deadline) {
+                return;
+            }
+        }
+        /* busy with one thread only: this one holds the agent further up */
+        if (ompi_osc_newrma_agent_round() < 0 && !opal_using_threads() &&
+            !component.progress_thread_running) {
+            return;
+        }
+    }
+}
+
 /* Room for @p need bytes of packets in @p batch (at most @p cap): doubled
  * from PKT_BATCH_FIRST, so a batch of a few small packets costs what it
  * holds, not a message; a large packet takes the whole message at once
- * (no copies while growing). */
-static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t cap)
+ * (no copies while growing).  @p wait: an origin's batch, whose sender may
+ * wait for a pooled buffer (pkt_buffer_wait); not the agent's replies. */
+static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t cap, bool wait)
 {
     size_t capacity = batch->capacity > 0 ? batch->capacity : PKT_BATCH_FIRST;
     char *buf;
@@ -296,6 +343,9 @@ static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t
         capacity *= 2;
     }
     capacity = capacity < cap ? capacity : cap;
+    if (wait) {
+        pkt_buffer_wait(capacity);
+    }
     buf = NULL == batch->buf
               ? ompi_osc_newrma_ucx_am_buffer(sizeof(ompi_osc_newrma_pkt_hdr_t), capacity)
               : ompi_osc_newrma_ucx_am_buffer_resize(batch->buf, capacity);
@@ -311,8 +361,8 @@ static int pkt_batch_reserve(ompi_osc_newrma_batch_t *batch, size_t need, size_t
  * when the packet does not fit; one larger than a whole batch goes alone,
  * after the ones before it. */
 static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
-                            int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
-                            const void *p2, size_t len2)
+                            bool wait, int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1,
+                            size_t len1, const void *p2, size_t len2)
 {
     size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
     size_t entry = sizeof(*hdr) + padded, cap = module->config.aggregate_bytes;
@@ -332,7 +382,7 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
         return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
     }
     if (batch->len + entry > batch->capacity) {
-        ret = pkt_batch_reserve(batch, batch->len + entry, cap);
+        ret = pkt_batch_reserve(batch, batch->len + entry, cap, wait);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
@@ -403,7 +453,7 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
                                   const void *p1, size_t len1, const void *p2, size_t len2)
 {
     bool was_open = NULL != target->batch.buf;
-    int ret = pkt_batch_append(module, &target->batch, target->rank, hdr, p1, len1, p2, len2);
+    int ret = pkt_batch_append(module, &target->batch, true, target->rank, hdr, p1, len1, p2, len2);
 
     /* the window counts its open batches, so a progress round with none is cheap */
     module->batches_open += (int) (NULL != target->batch.buf) - (int) was_open;
@@ -415,8 +465,8 @@ int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_n
                               size_t payload_len)
 {
     if (NULL != pkt->replies) {
-        return pkt_batch_append(module, pkt->replies, pkt->hdr.src, hdr, payload, payload_len, NULL,
-                                0);
+        return pkt_batch_append(module, pkt->replies, false, pkt->hdr.src, hdr, payload,
+                                payload_len, NULL, 0);
     }
     return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
 }

@@ -63,3 +63,8 @@ void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 {
     wait_engine.agent_turn(module);
 }
+
+int ompi_osc_newrma_agent_round(void)
+{
+    return wait_engine.agent_round();
+}

@@ -25,6 +25,10 @@ typedef int (*ompi_osc_newrma_win_progress_fn_t)(ompi_osc_newrma_module_t *modul
 /** A turn of the target's agent for a process that polls @p module. */
 typedef void (*ompi_osc_newrma_agent_turn_fn_t)(ompi_osc_newrma_module_t *module);
 
+/** One round of the target's agent (worker, inbox, lock queues): events, or
+ * -1 when another thread, or this one further up its stack, is at it. */
+typedef int (*ompi_osc_newrma_agent_round_fn_t)(void);
+
 /** ISSUE_OPS_TARGET: up to @p max ops of @p target (max < 0: all); the
  * number issued, or an error. */
 typedef int (*ompi_osc_newrma_issue_target_fn_t)(ompi_osc_newrma_module_t *module,
@@ -42,6 +46,7 @@ typedef bool (*ompi_osc_newrma_peer_lost_fn_t)(ompi_osc_newrma_module_t *module)
 typedef struct {
     ompi_osc_newrma_win_progress_fn_t win_progress;
     ompi_osc_newrma_agent_turn_fn_t agent_turn;
+    ompi_osc_newrma_agent_round_fn_t agent_round;
     ompi_osc_newrma_issue_target_fn_t issue_target;
     ompi_osc_newrma_reclaim_fn_t reclaim;
     ompi_osc_newrma_peer_lost_fn_t peer_lost;
@@ -79,5 +84,9 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
  */
 #define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);
+
+/** One round of the agent through the registered engine, whatever the
+ * inbox holds (a window lock may be held: the agent takes none). */
+int ompi_osc_newrma_agent_round(void);
 
 #endif /* OMPI_OSC_NEWRMA_BASE_WAIT_H */

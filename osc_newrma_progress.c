@@ -722,6 +722,7 @@ void ompi_osc_newrma_progress_register(void)
     static const ompi_osc_newrma_engine_t engine = {
         .win_progress = ompi_osc_newrma_make_rma_progress_win,
         .agent_turn = agent_turn,
+        .agent_round = ompi_osc_newrma_agent_progress,
         .issue_target = ompi_osc_newrma_issue_ops_target,
         .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
         .peer_lost = peer_lost,

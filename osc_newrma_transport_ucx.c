@@ -79,6 +79,9 @@ static opal_free_list_t ucx_am_buffers;
  * most component.am_buffers, larger or further ones are malloc'd */
 static opal_free_list_t ucx_am_large;
 static size_t ucx_am_large_room;
+/* buffers of ucx_am_large in UCX's hands (sends not completed): each comes
+ * back once its receiver has read it (ompi_osc_newrma_ucx_am_buffer_awaited) */
+static ompi_osc_newrma_atomic_t ucx_am_large_sending = 0;
 static opal_free_list_t ucx_op_ams;
 static bool ucx_lists_ready = false;
 
@@ -1012,10 +1015,15 @@ int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
 
 static void ucx_am_send_cb(void *request, ucs_status_t status, void *user_data)
 {
+    ucx_pooled_t *buf = user_data;
+
     if (UCS_OK != status) {
         opal_output(0, "osc/newrma: active message send failed: %s", ucs_status_string(status));
     }
-    ucx_pooled_put(user_data);
+    if (&ucx_am_large == buf->list) {
+        opal_atomic_add_fetch_32(&ucx_am_large_sending, -1);
+    }
+    ucx_pooled_put(buf);
     ucp_request_free(request);
 }
 
@@ -1037,6 +1045,16 @@ void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
     buf->hdr_len = hdr_len;
     buf->room = NULL == buf->head.list ? need : small ? UCX_AM_POOLED_BYTES : ucx_am_large_room;
     return buf->data;
+}
+
+bool ompi_osc_newrma_ucx_am_buffer_awaited(size_t hdr_len, size_t capacity)
+{
+    size_t need = hdr_len + capacity;
+
+    return need > UCX_AM_POOLED_BYTES && need <= ucx_am_large_room &&
+           opal_lifo_is_empty(&ucx_am_large.super) &&
+           ucx_am_large.fl_num_allocated >= ucx_am_large.fl_max_to_alloc &&
+           ucx_am_large_sending > 0;
 }
 
 void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
@@ -1077,6 +1095,7 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
     ucx_am_buffer_t *buf = ucx_am_buffer_of(data);
     ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
+    bool large;
 
     param.op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
@@ -1086,10 +1105,18 @@ int ompi_osc_newrma_ucx_am_send_buffer(ucp_ep_h ep, void *data, size_t payload_l
      * pooled ones, so that a burst of them does not fall back to malloc on
      * both sides (the churn it is meant to avoid) */
     param.flags = rndv && NULL != buf->head.list ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+    /* counted before the send: its completion may run in another thread */
+    large = &ucx_am_large == buf->head.list;
+    if (large) {
+        opal_atomic_add_fetch_32(&ucx_am_large_sending, 1);
+    }
     req = ucp_am_send_nbx(ep, OMPI_OSC_NEWRMA_AM_ID, buf->data, buf->hdr_len,
                           buf->data + buf->hdr_len, payload_len, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
+    }
+    if (large) {
+        opal_atomic_add_fetch_32(&ucx_am_large_sending, -1);
     }
     ucx_pooled_put(&buf->head);
     if (UCS_OK != UCS_PTR_STATUS(req)) {

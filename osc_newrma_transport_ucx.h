@@ -169,6 +169,12 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity);
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data);
 
+/** True when ompi_osc_newrma_ucx_am_buffer(@p hdr_len, @p capacity) would
+ * have to malloc a buffer (a full aggregated message's) while one of the
+ * pool's is on its way back: a send of it is in flight and completes once
+ * its receiver has read it, as the worker makes progress. */
+bool ompi_osc_newrma_ucx_am_buffer_awaited(size_t hdr_len, size_t capacity);
+
 /** Send a buffer from ompi_osc_newrma_ucx_am_buffer with @p payload_len
  * bytes of payload, eagerly or with @p rndv by rendezvous (the receiver
  * then chooses where the payload goes); the transport owns (and frees) it

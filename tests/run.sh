@@ -51,7 +51,8 @@ variant_args() {
         tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self" ;;
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
 --mca osc_newrma_op_win_pool_size 1 --mca osc_newrma_op_global_pool_size 1 \
---mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1" ;;
+--mca osc_newrma_target_win_pool_size 1 --mca osc_newrma_target_global_pool_size 1 \
+--mca osc_newrma_am_buffers 1" ;;
         aggall) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 4194304 \
 --mca osc_newrma_aggregate_threshold 4194304" ;;
         noagg) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 0" ;;
