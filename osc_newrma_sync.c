@@ -116,24 +116,6 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
 }
 
-/* Dynamic windows: forget the remote regions cached in the closed epoch;
- * targets may detach and attach memory between epochs. */
-static void fence_forget_peer_regions(ompi_osc_newrma_peer_t *peer, void *arg)
-{
-    (void) arg;
-    ompi_osc_newrma_region_cache_clear(&peer->regions);
-}
-
-static void fence_forget_regions(ompi_osc_newrma_module_t *module)
-{
-    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        return;
-    }
-    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-    ompi_osc_newrma_peers_foreach(module, fence_forget_peer_regions, NULL);
-    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-}
-
 /* A previous FENCE's IBARRIER must finish before the next one starts. */
 static int fence_finish_previous(ompi_osc_newrma_module_t *module)
 {
@@ -256,9 +238,6 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         /* no collective reads the counts (it did not start, or finished) */
         free(module->fence.sent);
         module->fence.sent = NULL;
-    }
-    if (OMPI_SUCCESS == ret) {
-        fence_forget_regions(module);
     }
     if (OMPI_SUCCESS == ret && (mpi_assert & MPI_MODE_NOSUCCEED)) {
         ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOSUCCEED);
@@ -615,7 +594,6 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
         return ret;
     }
     ompi_osc_newrma_pscw_group_close(g);
-    fence_forget_regions(module);
     return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_COMPLETE);
 }
 
