@@ -116,10 +116,34 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module, ompi_osc_newr
 /* The GET packets of @p op, @p chunk bytes of its stream each (hdr.tag:
  * the offset, where the reply lands), behind the target's other packets;
  * each counts one reply in op->outstanding. */
+/* Bytes of GET replies this process has asked for as packets (not by
+ * rendezvous) and not received yet. */
+static volatile int64_t pkt_get_awaited = 0;
+
+/* Half the pool's full messages: each answer in flight holds two at the
+ * target (the packed chunk, the message it is copied into). */
+static bool pkt_get_over_budget(const void *arg)
+{
+    int64_t chunks = component.am_buffers > 2 ? component.am_buffers / 2 : 1;
+
+    (void) arg;
+    return pkt_get_awaited > chunks * OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
+}
+
+/* A GET_REPLY arrived, or its failure: it leaves the budget unless its
+ * GET was asked for by rendezvous (the answer echoes the flag). */
+static void pkt_get_answered(const ompi_osc_newrma_pkt_t *pkt)
+{
+    if (!(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV)) {
+        opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) pkt->hdr.len);
+    }
+}
+
 static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                           ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr, uint64_t taddr,
                           size_t chunk, const void *desc, size_t desc_len)
 {
+    bool counted = !(hdr->flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV);
     int ret = OMPI_SUCCESS;
 
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
@@ -128,12 +152,31 @@ static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
         hdr->addr = taddr + (desc_len > 0 ? 0 : offset);
         hdr->len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         hdr->tag = offset;
+        /* flow control: the target packs each answer into a pooled buffer
+         * and sends it from another; asked for faster than this origin
+         * takes them in (one at a time), they outgrew its pool, and every
+         * further one was malloc'd at both ends (a strided GET of 2 MiB
+         * 3 -> 0.4 GB/s once the target packed at memory speed) */
+        if (counted && pkt_get_over_budget(NULL)) {
+            /* the GETs asked for so far must go out to be answered */
+            ret = ompi_osc_newrma_pkt_batch_flush_all(module);
+            if (OMPI_SUCCESS != ret) {
+                break;
+            }
+            ompi_osc_newrma_pkt_wait_while(pkt_get_over_budget, NULL);
+        }
+        if (counted) {
+            opal_atomic_add_fetch_64(&pkt_get_awaited, (int64_t) hdr->len);
+        }
         opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
         ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, NULL, 0);
         if (OMPI_SUCCESS == ret) {
             target->am_sent++;
         } else {
             opal_atomic_add_fetch_32(&op->outstanding, -1);
+            if (counted) {
+                opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) hdr->len);
+            }
         }
     }
     return ret;
@@ -213,29 +256,53 @@ static size_t pkt_put_chunk(const ompi_osc_newrma_module_t *module, size_t desc_
     return room >= max / 2 ? room : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
 }
 
+/* A described PUT's chunk of more than batch_rndv_bytes goes from the
+ * origin's stream in a message of its own by rendezvous, where the
+ * transport moves it by hardware or the kernel (not TCP): it lands in a
+ * pooled buffer at the target, one copy fewer than through an aggregated
+ * message, which took most of a strided PUT's time at the origin. */
+static bool pkt_put_chunk_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               size_t bytes)
+{
+    bool emulated;
+    ucp_ep_h ep;
+
+    return component.batch_rndv_bytes > 0 && bytes > component.batch_rndv_bytes &&
+           OMPI_SUCCESS == ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, target->rank),
+                                                  &ep, &emulated) &&
+           !emulated;
+}
+
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            const char *stream, size_t bytes, struct ompi_datatype_t *tdt,
-                            int tcount, uint64_t taddr)
+                            ompi_osc_newrma_op_t *op, const char *stream)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    size_t desc_len = ompi_datatype_pack_description_length(tdt);
+    size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
     const void *desc;
-    int ret = ompi_datatype_get_pack_description(tdt, &desc);
+    int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
     size_t chunk = pkt_put_chunk(module, desc_len);
+    bool rndv =
+        pkt_put_chunk_rndv(module, target, desc_len + (op->bytes < chunk ? op->bytes : chunk));
 
-    OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout)",
-                       bytes, target->rank);
+    OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout%s)",
+                       op->bytes, target->rank, rndv ? ", by rendezvous" : "");
     hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
     hdr.cid = module->cid;
     hdr.src = module->my_rank;
-    hdr.addr = taddr;
-    hdr.count = (uint32_t) tcount;
+    hdr.addr = op->target_addr;
+    hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;
     /* pipelined: the target unpacks each chunk at its stream offset */
-    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < bytes; offset += chunk) {
-        size_t len = bytes - offset < chunk ? bytes - offset : chunk;
+    for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
+        size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         hdr.tag = offset;
         hdr.len = len;
+        if (rndv && desc_len + len > component.batch_rndv_bytes) {
+            /* counted in am_sent by the send */
+            ret = ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, desc, desc_len,
+                                              stream + offset, len, true);
+            continue;
+        }
         ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, stream + offset,
                                             len);
         if (OMPI_SUCCESS == ret) {
@@ -444,11 +511,17 @@ bool ompi_osc_newrma_pkt_test_fail(void)
            opal_atomic_add_fetch_32(&applied, 1) == component.test_fail_packet;
 }
 
-/* A PUT sent by rendezvous: its data lands straight in the window, and it
- * counts as applied when it has (the packet's second visit, LANDED). */
+/* A PUT sent by rendezvous: contiguous data lands straight in the window; a
+ * described chunk in a pooled buffer, unpacked on the packet's second
+ * visit (LANDED).  It counts as applied on that visit. */
 static int pkt_land_put(ompi_osc_newrma_pkt_t *pkt)
 {
-    if (!(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG) || pkt->payload_len != pkt->hdr.len) {
+    if (!(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG)) {
+        return pkt->prefix_len + pkt->payload_len == pkt->hdr.desc_len + pkt->hdr.len
+                   ? ompi_osc_newrma_pkt_land_pooled(pkt)
+                   : OMPI_ERR_BAD_PARAM;
+    }
+    if (0 != pkt->prefix_len || pkt->payload_len != pkt->hdr.len) {
         return OMPI_ERR_BAD_PARAM;
     }
     return ompi_osc_newrma_pkt_land(pkt, (void *) (uintptr_t) pkt->hdr.addr);
@@ -460,6 +533,9 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
 
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
         ret = pkt->hdr.status;
+        if (OMPI_SUCCESS == ret && !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG)) {
+            ret = pkt_unpack_put(module, pkt);
+        }
     } else if (ompi_osc_newrma_pkt_test_fail()) {
         ret = OMPI_ERROR; /* a rendezvous payload is cancelled with the packet */
     } else if (pkt->rndv) {
@@ -486,6 +562,8 @@ void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc
 
     reply.type = type;
     reply.status = status;
+    /* a GET asked for by rendezvous is not in its origin's GET budget */
+    reply.flags = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV;
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
@@ -514,7 +592,10 @@ static int pkt_answer_get_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_
 }
 
 /* A GET whose target layout its payload describes: bytes [tag, tag+len)
- * of the layout's data stream, packed into *@p packed (freed by the caller). */
+ * of the layout's data stream, packed into *@p packed, a buffer of the
+ * transport's pool (freed by the caller): a chunk is up to 256 KiB, and one
+ * malloc'd and freed per chunk made glibc trim the heap and fault it in
+ * again, most of a strided GET's time at the target. */
 static int pkt_pack_get(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
                         char **packed)
 {
@@ -528,7 +609,7 @@ static int pkt_pack_get(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_
     if (NULL == dt) {
         return OMPI_ERR_BAD_PARAM;
     }
-    *packed = malloc(pkt->hdr.len > 0 ? pkt->hdr.len : 1);
+    *packed = ompi_osc_newrma_ucx_am_buffer(0, pkt->hdr.len);
     ret = NULL == *packed
               ? OMPI_ERR_OUT_OF_RESOURCE
               : ompi_osc_newrma_dtype_pack_at(*packed, (const void *) (uintptr_t) pkt->hdr.addr, dt,
@@ -544,7 +625,7 @@ static void pkt_handle_get_described(ompi_osc_newrma_module_t *module, ompi_osc_
 
     ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY, ret,
                                OMPI_SUCCESS == ret ? packed : NULL);
-    free(packed); /* the answer copied it */
+    ompi_osc_newrma_ucx_am_buffer_free(packed); /* the answer copied it */
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
@@ -656,6 +737,7 @@ static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newr
         pkt_land_get_reply(op, pkt);
         return;
     }
+    pkt_get_answered(pkt);
     ompi_osc_newrma_pkt_deliver_reply(op, op->get_stream, pkt);
 }
 

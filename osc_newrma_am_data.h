@@ -24,13 +24,14 @@ struct ompi_datatype_t;
 #define OMPI_OSC_NEWRMA_PKT_PUT_CHUNK (256 * 1024)
 
 /**
- * Send a PUT as packets: @p stream holds @p bytes packed in target datatype
- * order; the target unpacks each chunk into @p tdt at @p taddr.  Counts the
- * packets in target->am_sent (window lock held).
+ * Send @p op, a PUT, as packets: @p stream holds its bytes packed in target
+ * datatype order; the target unpacks each chunk into op's target layout.
+ * Chunks are copied into the target's aggregated message, or, where they
+ * go by rendezvous, sent from @p stream (the op completes when UCX has sent
+ * them).  Counts the packets in target->am_sent (window lock held).
  */
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            const char *stream, size_t bytes,
-                            struct ompi_datatype_t *tdt, int tcount, uint64_t taddr);
+                            ompi_osc_newrma_op_t *op, const char *stream);
 
 /**
  * Send a PUT of @p len contiguous bytes at @p data to [taddr, taddr+len) of

@@ -10,12 +10,14 @@
 #include "ompi_config.h"
 
 #include <assert.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
 
 #include "ompi/proc/proc.h"
 #include "opal/class/opal_free_list.h"
+#include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_am_pkt.h"
@@ -105,13 +107,17 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
 {
     /* large payloads stay in UCX's receive buffer: no copy of bulk data */
     bool keep = rndv || (may_keep && payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN);
+    /* a rendezvous's prefix came in the header: kept in the packet's room */
+    size_t prefix_len = rndv && hdr_len > sizeof(ompi_osc_newrma_pkt_hdr_t)
+                            ? hdr_len - sizeof(ompi_osc_newrma_pkt_hdr_t)
+                            : 0;
     ompi_osc_newrma_pkt_t *pkt;
 
-    if (hdr_len != sizeof(pkt->hdr)) {
+    if (hdr_len != sizeof(pkt->hdr) + prefix_len) {
         OSC_NEWRMA_VERBOSE(1, "dropping packet with a %zu-byte header", hdr_len);
         return false;
     }
-    pkt = pkt_alloc(payload_len, keep);
+    pkt = pkt_alloc(rndv ? prefix_len : payload_len, keep && !rndv);
     if (NULL == pkt) {
         opal_output(0, "osc/newrma: out of memory receiving a packet");
         return false;
@@ -119,6 +125,12 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
     memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
     pkt->payload_len = payload_len;
+    pkt->prefix = NULL;
+    pkt->prefix_len = prefix_len;
+    if (prefix_len > 0) {
+        pkt->prefix = pkt->payload;
+        memcpy(pkt->prefix, (const char *) hdr + sizeof(pkt->hdr), prefix_len);
+    }
     if (keep) {
         pkt->payload = payload;
     }
@@ -282,10 +294,10 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     return ompi_osc_newrma_ucx_am_send_buffer(ep, hdr, len, rndv);
 }
 
-/* how long an origin waits for a message's buffer to come back (below) */
-#define PKT_BUFFER_WAIT_NS 10000000L
+/* how long an origin waits for the agent (ompi_osc_newrma_pkt_wait_while) */
+#define PKT_WAIT_NS 10000000L
 /* agent rounds between looks at the clock */
-#define PKT_BUFFER_WAIT_ROUNDS 64
+#define PKT_WAIT_ROUNDS 64
 
 static long pkt_now_ns(void)
 {
@@ -295,35 +307,48 @@ static long pkt_now_ns(void)
     return now.tv_sec * 1000000000L + now.tv_nsec;
 }
 
+void ompi_osc_newrma_pkt_wait_while(bool (*cond)(const void *arg), const void *arg)
+{
+    long deadline = 0;
+    int events;
+
+    for (unsigned int round = 0; cond(arg); ++round) {
+        if (0 == round % PKT_WAIT_ROUNDS) {
+            long now = pkt_now_ns();
+
+            if (0 == deadline) {
+                deadline = now + PKT_WAIT_NS;
+            } else if (now > deadline) {
+                return;
+            }
+        }
+        events = ompi_osc_newrma_agent_round();
+        /* busy with one thread only: this one holds the agent further up */
+        if (events < 0 && !opal_using_threads() && !component.progress_thread_running) {
+            return;
+        }
+        /* oversubscribed, the peer may need this core to make progress */
+        if (events <= 0 && opal_progress_yield_when_idle) {
+            sched_yield();
+        }
+    }
+}
+
+static bool pkt_buffer_awaited(const void *arg)
+{
+    return ompi_osc_newrma_ucx_am_buffer_awaited(sizeof(ompi_osc_newrma_pkt_hdr_t),
+                                                 *(const size_t *) arg);
+}
+
 /* Flow control: when every pooled buffer of a full message is out and a
  * send holds one, the agent runs until that send completes (its receiver
  * has read it) rather than a buffer being malloc'd.  A malloc'd message
  * goes eagerly, and UCX gathers it at the target in a buffer it allocates
  * too: two fresh buffers of a few hundred KiB per message, whose page faults
- * and heap trims took most of a strided PUT's time.  Bounded, so that an
- * origin whose target does not progress for a while still goes on. */
+ * and heap trims took most of a strided PUT's time. */
 static void pkt_buffer_wait(size_t capacity)
 {
-    long deadline = 0;
-
-    for (unsigned int round = 0;
-         ompi_osc_newrma_ucx_am_buffer_awaited(sizeof(ompi_osc_newrma_pkt_hdr_t), capacity);
-         ++round) {
-        if (0 == round % PKT_BUFFER_WAIT_ROUNDS) {
-            long now = pkt_now_ns();
-
-            if (0 == deadline) {
-                deadline = now + PKT_BUFFER_WAIT_NS;
-            } else if (now > deadline) {
-                return;
-            }
-        }
-        /* busy with one thread only: this one holds the agent further up */
-        if (ompi_osc_newrma_agent_round() < 0 && !opal_using_threads() &&
-            !component.progress_thread_running) {
-            return;
-        }
-    }
+    ompi_osc_newrma_pkt_wait_while(pkt_buffer_awaited, &capacity);
 }
 
 /* Room for @p need bytes of packets in @p batch (at most @p cap): doubled
@@ -537,6 +562,8 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     sub.ucx_data = NULL; /* the BATCH owns the payload */
     sub.rndv = false;
     sub.am_buffer = false;
+    sub.prefix = NULL;
+    sub.prefix_len = 0;
 
     for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
         if (pkt->payload_len - at < sizeof(sub.hdr)) {
@@ -635,6 +662,8 @@ static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, u
     notice->replies = NULL;
     notice->rndv = false;
     notice->am_buffer = false;
+    notice->prefix = NULL;
+    notice->prefix_len = 0;
     return notice;
 }
 
@@ -678,29 +707,39 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
     return NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE : pkt_land_notice(pkt, dest, notice);
 }
 
+int ompi_osc_newrma_pkt_land_pooled(ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
+    size_t len = pkt->prefix_len + pkt->payload_len;
+    char *buf = NULL != notice ? ompi_osc_newrma_ucx_am_buffer(0, len) : NULL;
+
+    if (NULL == buf) {
+        if (NULL != notice) {
+            pkt_free(notice);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (pkt->prefix_len > 0) {
+        memcpy(buf, pkt->prefix, pkt->prefix_len);
+    }
+    notice->payload = buf;
+    notice->payload_len = len;
+    notice->am_buffer = true;
+    return pkt_land_notice(pkt, buf + pkt->prefix_len, notice);
+}
+
 /* A BATCH sent by rendezvous lands in a buffer of the component's pool, not
  * in one UCX allocates, fills fragment by fragment and frees per message;
  * its origin's later packets wait meanwhile (landing), and it is handled
  * when its notice, which carries the buffer, comes back. */
 static void pkt_land_batch(ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
-    char *buf = NULL != notice ? ompi_osc_newrma_ucx_am_buffer(0, pkt->payload_len) : NULL;
-    int ret = NULL != buf ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    int ret = ompi_osc_newrma_pkt_land_pooled(pkt);
 
-    if (NULL != buf) {
-        notice->payload = buf;
-        notice->payload_len = pkt->payload_len;
-        notice->am_buffer = true;
-        ret = pkt_land_notice(pkt, buf, notice);
-    }
     if (OMPI_SUCCESS != ret) {
         /* the packet's release cancels the rendezvous: the origin's send fails */
         opal_output(0, "osc/newrma: cannot receive %zu bytes of packets from rank %d: %d",
                     pkt->payload_len, pkt->hdr.src, ret);
-        if (NULL != notice) {
-            pkt_free(notice);
-        }
     }
 }
 

@@ -147,6 +147,12 @@ typedef struct ompi_osc_newrma_pkt_t {
     /** sent by rendezvous: the payload_len bytes have not arrived yet, the
      * handler places them with ompi_osc_newrma_pkt_land (payload NULL) */
     bool rndv;
+    /** a rendezvous's first prefix_len bytes of payload (a target layout's
+     * description), which came in the message's header; payload_len does
+     * not count them.  ompi_osc_newrma_pkt_land_pooled puts them back in
+     * front of the rest; NULL: none */
+    char *prefix;
+    size_t prefix_len;
     /** the payload is a buffer of ompi_osc_newrma_ucx_am_buffer's pool, freed
      * with the packet (a BATCH that landed by rendezvous) */
     bool am_buffer;
@@ -234,6 +240,13 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
 int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest);
 
 /**
+ * ompi_osc_newrma_pkt_land into a buffer of the transport's pool: when the
+ * packet comes back LANDED, its payload is that buffer (freed with it), to
+ * be handled as if it had come eagerly.
+ */
+int ompi_osc_newrma_pkt_land_pooled(ompi_osc_newrma_pkt_t *pkt);
+
+/**
  * A handler for packets of one type, registered from the layer above (the
  * target's lock queue and accumulates) at component init, as UCX's own AM
  * handler tables are; the packet layer never calls those layers by name.
@@ -259,6 +272,13 @@ int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module);
 /** Forget @p module (as ..._window_add). @return false when it was not the
  * window registered under its id. */
 bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module);
+
+/**
+ * An origin's flow control (window lock held, not in the agent): the agent
+ * runs while @p cond(@p arg) holds, for at most 10 ms, so that an origin
+ * whose peer does not progress for a while still goes on.
+ */
+void ompi_osc_newrma_pkt_wait_while(bool (*cond)(const void *arg), const void *arg);
 
 /** The received-packet free list (component init). */
 int ompi_osc_newrma_pkt_init(void);

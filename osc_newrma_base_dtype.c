@@ -60,6 +60,9 @@ int ompi_osc_newrma_dtype_foreach_segment(struct ompi_datatype_t *dt, int count,
     return ret;
 }
 
+static bool vector_copy_range(const ompi_osc_newrma_dtype_vector_t *v, char *mem, size_t offset,
+                              char *stream, size_t len, bool unpack);
+
 /* A convertor over @p count elements of @p dt at @p buf, positioned at
  * stream byte @p offset. */
 static int dtype_convertor_at(opal_convertor_t *conv, bool send, struct ompi_datatype_t *dt,
@@ -86,8 +89,14 @@ int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_dataty
     uint32_t iov_count = 1;
     size_t max_data = len;
     opal_convertor_t conv;
-    int ret = dtype_convertor_at(&conv, true, dt, count, src, offset);
+    ompi_osc_newrma_dtype_vector_t v;
+    int ret;
 
+    if (ompi_osc_newrma_dtype_vector(dt, count, &v)) {
+        return vector_copy_range(&v, (char *) src, offset, dst, len, false) ? OMPI_SUCCESS
+                                                                            : OMPI_ERROR;
+    }
+    ret = dtype_convertor_at(&conv, true, dt, count, src, offset);
     if (OPAL_SUCCESS == ret && opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0) {
         ret = OMPI_ERROR;
     }
@@ -102,8 +111,14 @@ int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int c
     uint32_t iov_count = 1;
     size_t max_data = len;
     opal_convertor_t conv;
-    int ret = dtype_convertor_at(&conv, false, dt, count, dst, offset);
+    ompi_osc_newrma_dtype_vector_t v;
+    int ret;
 
+    if (ompi_osc_newrma_dtype_vector(dt, count, &v)) {
+        return vector_copy_range(&v, dst, offset, (char *) src, len, true) ? OMPI_SUCCESS
+                                                                           : OMPI_ERROR;
+    }
+    ret = dtype_convertor_at(&conv, false, dt, count, dst, offset);
     if (OPAL_SUCCESS == ret && opal_convertor_unpack(&conv, &iov, &iov_count, &max_data) < 0) {
         ret = OMPI_ERROR;
     }
@@ -170,8 +185,8 @@ static bool dtype_vector_block(struct ompi_datatype_t *old, int blocklen, size_t
     ompi_datatype_type_size(old, size);
     ompi_datatype_get_extent(old, &lb, &extent);
     ompi_datatype_get_true_extent(old, &true_lb, &true_extent);
-    return blocklen > 0 && *size > 0 && 0 == lb && 0 == true_lb &&
-           (ptrdiff_t) *size == extent && (ptrdiff_t) *size == true_extent &&
+    return blocklen > 0 && *size > 0 && 0 == lb && 0 == true_lb && (ptrdiff_t) *size == extent &&
+           (ptrdiff_t) *size == true_extent &&
            ompi_datatype_is_contiguous_memory_layout(old, blocklen);
 }
 
@@ -199,8 +214,8 @@ bool ompi_osc_newrma_dtype_vector(struct ompi_datatype_t *dt, int count,
     v->extent = extent;
     /* ascending, no block over another, elements one after the other */
     return 0 == lb && v->stride >= (ptrdiff_t) v->block_bytes &&
-           (1 == count || extent >= (ptrdiff_t) (v->blocks - 1) * v->stride +
-                                        (ptrdiff_t) v->block_bytes);
+           (1 == count ||
+            extent >= (ptrdiff_t) (v->blocks - 1) * v->stride + (ptrdiff_t) v->block_bytes);
 }
 
 /* One element's blocks.  Inlined with a constant @p n below, each block's
@@ -219,19 +234,26 @@ vector_blocks(char *at, ptrdiff_t stride, size_t blocks, size_t n, char *stream,
     return stream;
 }
 
-static char *vector_element(const ompi_osc_newrma_dtype_vector_t *v, char *at, char *stream,
-                            bool unpack)
+/* @p n whole blocks from the one at @p at. */
+static char *vector_run(const ompi_osc_newrma_dtype_vector_t *v, char *at, size_t n, char *stream,
+                        bool unpack)
 {
     switch (v->block_bytes) {
         case 4:
-            return vector_blocks(at, v->stride, v->blocks, 4, stream, unpack);
+            return vector_blocks(at, v->stride, n, 4, stream, unpack);
         case 8:
-            return vector_blocks(at, v->stride, v->blocks, 8, stream, unpack);
+            return vector_blocks(at, v->stride, n, 8, stream, unpack);
         case 16:
-            return vector_blocks(at, v->stride, v->blocks, 16, stream, unpack);
+            return vector_blocks(at, v->stride, n, 16, stream, unpack);
         default:
-            return vector_blocks(at, v->stride, v->blocks, v->block_bytes, stream, unpack);
+            return vector_blocks(at, v->stride, n, v->block_bytes, stream, unpack);
     }
+}
+
+static char *vector_element(const ompi_osc_newrma_dtype_vector_t *v, char *at, char *stream,
+                            bool unpack)
+{
+    return vector_run(v, at, v->blocks, stream, unpack);
 }
 
 void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
@@ -240,4 +262,55 @@ void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, 
     for (size_t e = 0; e < v->count; ++e) {
         stream = vector_element(v, mem + (ptrdiff_t) e * v->extent, stream, unpack);
     }
+}
+
+/* Part of one byte range of a block: @p n bytes from @p at. */
+static char *vector_bytes(char *at, size_t n, char *stream, bool unpack)
+{
+    memcpy(unpack ? at : stream, unpack ? stream : at, n);
+    return stream + n;
+}
+
+/* A range's head or tail within element @p e: from byte @p skip of block
+ * @p b, @p len bytes: a partial block, whole blocks, a partial block. */
+static char *vector_piece(const ompi_osc_newrma_dtype_vector_t *v, char *mem, size_t e, size_t b,
+                          size_t skip, char *stream, size_t len, bool unpack)
+{
+    char *at = mem + (ptrdiff_t) e * v->extent + (ptrdiff_t) b * v->stride;
+    size_t n, whole;
+
+    if (0 != skip && len > 0) {
+        n = v->block_bytes - skip < len ? v->block_bytes - skip : len;
+        stream = vector_bytes(at + skip, n, stream, unpack);
+        len -= n;
+        at += v->stride;
+    }
+    whole = len / v->block_bytes;
+    stream = vector_run(v, at, whole, stream, unpack);
+    len -= whole * v->block_bytes;
+    return len > 0 ? vector_bytes(at + (ptrdiff_t) whole * v->stride, len, stream, unpack) : stream;
+}
+
+/* Stream bytes [@p offset, @p offset + @p len) of the layout @p v at @p mem:
+ * whole elements by vector_element, the partial ones around them by
+ * vector_piece.  @return false when the range is beyond the layout. */
+static bool vector_copy_range(const ompi_osc_newrma_dtype_vector_t *v, char *mem, size_t offset,
+                              char *stream, size_t len, bool unpack)
+{
+    size_t elem = v->blocks * v->block_bytes, e = offset / elem, in = offset % elem, n;
+
+    if (offset + len < offset || offset + len > v->count * elem) {
+        return false;
+    }
+    if (0 != in) {
+        n = elem - in < len ? elem - in : len;
+        stream =
+            vector_piece(v, mem, e++, in / v->block_bytes, in % v->block_bytes, stream, n, unpack);
+        len -= n;
+    }
+    for (; len >= elem; ++e, len -= elem) {
+        stream = vector_element(v, mem + (ptrdiff_t) e * v->extent, stream, unpack);
+    }
+    (void) vector_piece(v, mem, e, 0, 0, stream, len, unpack);
+    return true;
 }

@@ -197,8 +197,8 @@ static int component_register(void)
                   "keeps for reuse, made as needed up to this many; a send or rendezvous "
                   "receive of a full message takes one, and a rendezvous holds it until the "
                   "receiver has read it, so a window of large PUTs needs several dozen; "
-                  "further ones are malloc'd and freed per message, and go eagerly "
-                  "(default: 64)",
+                  "when all are out, an origin makes progress until one comes back (at "
+                  "most 10 ms), and only then mallocs one, which goes eagerly (default: 64)",
                   &component.am_buffers, 64);
     register_uint("fence_alltoall_ranks",
                   "UCX path: MPI_Win_fence tells each rank how many FENCE_DONE packets the "

@@ -612,9 +612,7 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
             return contig ? op_put_packets(module, target, op, s.stream,
                                            op->target_addr + (uint64_t) toff)
-                          : ompi_osc_newrma_pkt_put(module, target, s.stream, op->bytes,
-                                                    op->target_dt, op->target_count,
-                                                    op->target_addr);
+                          : ompi_osc_newrma_pkt_put(module, target, op, s.stream);
         }
         return contig ? ompi_osc_newrma_pkt_get_contig(module, target, op, s.stream,
                                                        op->target_addr + (uint64_t) toff)

@@ -84,6 +84,9 @@ static size_t ucx_am_large_room;
 static ompi_osc_newrma_atomic_t ucx_am_large_sending = 0;
 static opal_free_list_t ucx_op_ams;
 static bool ucx_lists_ready = false;
+/* the largest active-message header the worker carries (a rendezvous's
+ * prefix travels in it, ompi_osc_newrma_ucx_am_send_op) */
+static size_t ucx_max_am_header = 0;
 
 /* @p size bytes from @p list when @p fits, else from malloc. */
 static void *ucx_pooled_get(opal_free_list_t *list, bool fits, size_t size)
@@ -386,6 +389,7 @@ static int ucx_create_worker(bool thread_multiple)
 {
     ucp_worker_params_t wparams = {0};
     ucp_am_handler_param_t am = {0};
+    ucp_worker_attr_t attr = {0};
     ucs_status_t status;
 
     wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
@@ -408,6 +412,9 @@ static int ucx_create_worker(bool thread_multiple)
     if (UCS_OK != status) {
         goto err_address;
     }
+    attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+    ucx_max_am_header =
+        UCS_OK == ucp_worker_query(component.ucp_worker, &attr) ? attr.max_am_header : 0;
     return OMPI_SUCCESS;
 
 err_address:
@@ -885,18 +892,23 @@ static void ucx_op_am_cb(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-/* The send state of an active message whose header UCX reads until it
- * completes, and its parameters (ucx_op_am_cb reports the end). */
-static ucx_op_am_t *ucx_op_am_make(const void *hdr, size_t hdr_len, uint32_t flags,
-                                   ucp_request_param_t *param)
+/* The send state of an active message whose header (@p hdr, then @p extra)
+ * UCX reads until it completes, and its parameters (ucx_op_am_cb reports
+ * the end). */
+static ucx_op_am_t *ucx_op_am_make(const void *hdr, size_t hdr_len, const void *extra,
+                                   size_t extra_len, uint32_t flags, ucp_request_param_t *param)
 {
+    size_t len = hdr_len + extra_len;
     ucx_op_am_t *am =
-        ucx_pooled_get(&ucx_op_ams, hdr_len <= UCX_OP_AM_POOLED_HDR, sizeof(ucx_op_am_t) + hdr_len);
+        ucx_pooled_get(&ucx_op_ams, len <= UCX_OP_AM_POOLED_HDR, sizeof(ucx_op_am_t) + len);
 
     if (NULL == am) {
         return NULL;
     }
     memcpy(am->hdr, hdr, hdr_len);
+    if (extra_len > 0) {
+        memcpy(am->hdr + hdr_len, extra, extra_len);
+    }
     param->op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     param->cb.send = ucx_op_am_cb;
@@ -909,7 +921,7 @@ int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_le
                                      size_t len, ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx)
 {
     ucp_request_param_t param = {0};
-    ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len, UCP_AM_SEND_FLAG_RNDV, &param);
+    ucx_op_am_t *am = ucx_op_am_make(hdr, hdr_len, NULL, 0, UCP_AM_SEND_FLAG_RNDV, &param);
     ucs_status_ptr_t req;
 
     if (NULL == am) {
@@ -937,11 +949,20 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
                                    const void *data, size_t len, bool rndv)
 {
     ucp_request_param_t param = {0};
-    ucx_op_am_t *am =
-        ucx_op_am_make(hdr, hdr_len, rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER, &param);
+    ucx_op_am_t *am;
     ucs_status_ptr_t req;
     int ret;
 
+    /* by rendezvous, the prefix rides in the header: UCX reads only a
+     * contiguous payload in place, an iovec one it copies in fragments */
+    if (rndv && prefix_len > 0 && hdr_len + prefix_len <= ucx_max_am_header) {
+        am = ucx_op_am_make(hdr, hdr_len, prefix, prefix_len, UCP_AM_SEND_FLAG_RNDV, &param);
+        hdr_len += prefix_len;
+        prefix_len = 0;
+    } else {
+        am = ucx_op_am_make(hdr, hdr_len, NULL, 0,
+                            rndv ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER, &param);
+    }
     if (NULL == am) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }

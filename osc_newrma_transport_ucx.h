@@ -190,6 +190,9 @@ int ompi_osc_newrma_ucx_fence(void);
  * bytes at @p prefix (not copied either; 0 for none), counted in
  * op->outstanding like an RDMA transfer.  @p rndv: by rendezvous (the
  * receiver places the payload, see ompi_osc_newrma_ucx_am_recv), else eager.
+ * A rendezvous's prefix is copied into the header, behind @p hdr, where the
+ * worker's headers hold it: the receiver then gets a header longer than
+ * @p hdr_len, and only the data as payload.
  */
 int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const void *hdr,
                                    size_t hdr_len, const void *prefix, size_t prefix_len,
