@@ -113,9 +113,6 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module, ompi_osc_newr
     return ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, NULL, 0, data, len, rndv);
 }
 
-/* The GET packets of @p op, @p chunk bytes of its stream each (hdr.tag:
- * the offset, where the reply lands), behind the target's other packets;
- * each counts one reply in op->outstanding. */
 /* Bytes of GET replies this process has asked for as packets (not by
  * rendezvous) and not received yet. */
 static volatile int64_t pkt_get_awaited = 0;
@@ -139,6 +136,9 @@ static void pkt_get_answered(const ompi_osc_newrma_pkt_t *pkt)
     }
 }
 
+/* The GET packets of @p op, @p chunk bytes of its stream each (hdr.tag:
+ * the offset, where the reply lands), behind the target's other packets;
+ * each counts one reply in op->outstanding. */
 static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                           ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr, uint64_t taddr,
                           size_t chunk, const void *desc, size_t desc_len)
@@ -157,15 +157,15 @@ static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
          * takes them in (one at a time), they outgrew its pool, and every
          * further one was malloc'd at both ends (a strided GET of 2 MiB
          * 3 -> 0.4 GB/s once the target packed at memory speed) */
-        if (counted && pkt_get_over_budget(NULL)) {
-            /* the GETs asked for so far must go out to be answered */
-            ret = ompi_osc_newrma_pkt_batch_flush_all(module);
-            if (OMPI_SUCCESS != ret) {
-                break;
-            }
-            ompi_osc_newrma_pkt_wait_while(pkt_get_over_budget, NULL);
-        }
         if (counted) {
+            if (pkt_get_over_budget(NULL)) {
+                /* the GETs asked for so far must go out to be answered */
+                ret = ompi_osc_newrma_pkt_batch_flush_all(module);
+                if (OMPI_SUCCESS != ret) {
+                    break;
+                }
+                ompi_osc_newrma_pkt_wait_while(pkt_get_over_budget, NULL);
+            }
             opal_atomic_add_fetch_64(&pkt_get_awaited, (int64_t) hdr->len);
         }
         opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
@@ -256,21 +256,21 @@ static size_t pkt_put_chunk(const ompi_osc_newrma_module_t *module, size_t desc_
     return room >= max / 2 ? room : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
 }
 
-/* A described PUT's chunk of more than batch_rndv_bytes goes from the
- * origin's stream in a message of its own by rendezvous, where the
- * transport moves it by hardware or the kernel (not TCP): it lands in a
+/* Whether the transport emulates RDMA to @p target (TCP), or cannot tell.
+ * Elsewhere it reads large messages in place (by hardware or the kernel),
+ * so a described PUT's chunk of more than batch_rndv_bytes goes from the
+ * origin's stream in a message of its own by rendezvous: it lands in a
  * pooled buffer at the target, one copy fewer than through an aggregated
  * message, which took most of a strided PUT's time at the origin. */
-static bool pkt_put_chunk_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                               size_t bytes)
+static bool pkt_put_target_emulated(ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_target_t *target)
 {
-    bool emulated;
+    bool emulated = true;
     ucp_ep_h ep;
 
-    return component.batch_rndv_bytes > 0 && bytes > component.batch_rndv_bytes &&
-           OMPI_SUCCESS == ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, target->rank),
-                                                  &ep, &emulated) &&
-           !emulated;
+    return OMPI_SUCCESS != ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, target->rank),
+                                                  &ep, &emulated) ||
+           emulated;
 }
 
 int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -281,8 +281,10 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     const void *desc;
     int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
     size_t chunk = pkt_put_chunk(module, desc_len);
+    size_t first = desc_len + (op->bytes < chunk ? op->bytes : chunk);
+    /* the peer is looked up only when the largest chunk is large enough */
     bool rndv =
-        pkt_put_chunk_rndv(module, target, desc_len + (op->bytes < chunk ? op->bytes : chunk));
+        ompi_osc_newrma_pkt_message_rndv(false, first) && !pkt_put_target_emulated(module, target);
 
     OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout%s)",
                        op->bytes, target->rank, rndv ? ", by rendezvous" : "");
@@ -297,7 +299,7 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
         size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         hdr.tag = offset;
         hdr.len = len;
-        if (rndv && desc_len + len > component.batch_rndv_bytes) {
+        if (rndv && ompi_osc_newrma_pkt_message_rndv(false, desc_len + len)) {
             /* counted in am_sent by the send */
             ret = ompi_osc_newrma_pkt_send_op(module, target, op, &hdr, desc, desc_len,
                                               stream + offset, len, true);

@@ -284,10 +284,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
         ompi_osc_newrma_ucx_am_buffer_free(hdr);
         return ret;
     }
-    /* TCP's receive segment holds a whole batch (ucx_config_tcp_segment);
-     * elsewhere a large one would arrive in fragments that UCX gathers in
-     * a buffer it allocates per message (pkt_land_batch) */
-    rndv = !emulated && component.batch_rndv_bytes > 0 && len > component.batch_rndv_bytes;
+    rndv = ompi_osc_newrma_pkt_message_rndv(emulated, len);
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet BATCH to rank %d (%zu bytes of payload%s)",
                        module->my_rank, module->cid, dest, len, rndv ? ", by rendezvous" : "");
     OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
@@ -349,6 +346,14 @@ static bool pkt_buffer_awaited(const void *arg)
 static void pkt_buffer_wait(size_t capacity)
 {
     ompi_osc_newrma_pkt_wait_while(pkt_buffer_awaited, &capacity);
+}
+
+bool ompi_osc_newrma_pkt_message_rndv(bool emulated, size_t len)
+{
+    /* TCP's receive segment holds a whole batch (ucx_config_tcp_segment);
+     * elsewhere a large message would arrive in fragments that UCX gathers
+     * in a buffer it allocates per message (pkt_land_batch) */
+    return !emulated && component.batch_rndv_bytes > 0 && len > component.batch_rndv_bytes;
 }
 
 /* Room for @p need bytes of packets in @p batch (at most @p cap): doubled

@@ -273,6 +273,11 @@ int ompi_osc_newrma_pkt_window_add(ompi_osc_newrma_module_t *module);
  * window registered under its id. */
 bool ompi_osc_newrma_pkt_window_remove(ompi_osc_newrma_module_t *module);
 
+/** Whether a message of @p len bytes of payload goes by rendezvous, into a
+ * pooled buffer at its receiver: above osc_newrma_batch_rndv_bytes, where
+ * the transport is not @p emulated (TCP). */
+bool ompi_osc_newrma_pkt_message_rndv(bool emulated, size_t len);
+
 /**
  * An origin's flow control (window lock held, not in the agent): the agent
  * runs while @p cond(@p arg) holds, for at most 10 ms, so that an origin

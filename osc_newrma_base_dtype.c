@@ -256,14 +256,6 @@ static char *vector_element(const ompi_osc_newrma_dtype_vector_t *v, char *at, c
     return vector_run(v, at, v->blocks, stream, unpack);
 }
 
-void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
-                                       char *stream, bool unpack)
-{
-    for (size_t e = 0; e < v->count; ++e) {
-        stream = vector_element(v, mem + (ptrdiff_t) e * v->extent, stream, unpack);
-    }
-}
-
 /* Part of one byte range of a block: @p n bytes from @p at. */
 static char *vector_bytes(char *at, size_t n, char *stream, bool unpack)
 {
@@ -313,4 +305,10 @@ static bool vector_copy_range(const ompi_osc_newrma_dtype_vector_t *v, char *mem
     }
     (void) vector_piece(v, mem, e, 0, 0, stream, len, unpack);
     return true;
+}
+
+void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
+                                       char *stream, bool unpack)
+{
+    (void) vector_copy_range(v, mem, 0, stream, v->count * v->blocks * v->block_bytes, unpack);
 }
