@@ -176,14 +176,17 @@ static int component_register(void)
                    "\"rndv_threshold\" overrides (default: 262144)",
                    &component.rndv_threshold, 262144);
     register_ulong("cma_bytes",
-                   "Contiguous PUTs and GETs of at least this many bytes to a node-local peer "
+                   "A contiguous PUT or GET of at least this many bytes to a node-local peer "
                    "whose memory is not in the window's shared segment (MPI_Win_create, "
-                   "attached regions) are one process_vm_writev/readv each, complete when it "
-                   "returns, instead of UCX's transfer: twice as fast for one operation on "
-                   "a warm range, half as fast for a stream over a large window (the kernel "
-                   "walks the peer's pages per call); only where osc_newrma_shm is on and the "
-                   "kernel allows cross-memory attach; 0 never (default: 0)",
-                   &component.cma_bytes, 0);
+                   "attached regions), alone in its target's queue (nothing queued behind it, "
+                   "nothing earlier still to complete), is one process_vm_writev/readv, "
+                   "complete when it returns, instead of UCX's transfer: up to twice as fast "
+                   "for such an operation; a stream of them stays with UCX, whose pipeline "
+                   "has both processes copying (one process copying alone, the kernel walking "
+                   "the peer's pages call by call, moved half as much); only where "
+                   "osc_newrma_shm is on and the kernel allows cross-memory attach; 0 never "
+                   "(default: 262144)",
+                   &component.cma_bytes, 262144);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "

@@ -535,14 +535,20 @@ static int op_put_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
 }
 
 bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
-                               const ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
 {
     ompi_osc_newrma_peer_t *peer;
     ptrdiff_t off;
 
+    /* Only a lone op: the only one in its target's list, nothing queued
+     * behind it and nothing earlier unreaped.  A stream of them moves faster
+     * by UCX, whose pipeline has both processes copying, where one process
+     * would copy alone and the kernel pin the peer's pages call by call. */
     if ((OMPI_OSC_NEWRMA_OP_PUT != op->kind && OMPI_OSC_NEWRMA_OP_GET != op->kind) ||
         0 == component.cma_bytes || op->bytes < component.cma_bytes || !module->config.shm ||
+        &op->super != opal_list_get_first(&target->ops) ||
+        &op->super != opal_list_get_last(&target->ops) ||
         !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &off)) {
         return false;
     }
@@ -555,8 +561,9 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
 }
 
 /* A large contiguous PUT or GET to a node-local peer whose memory is not in
- * the shared segment: one cross-memory copy, complete when it returns.
- * UCX's own took 220 us for 2 MiB here, the system call 84.
+ * the shared segment, alone in its target's list: one cross-memory copy,
+ * complete when it returns.  UCX's own took 220 us for 2 MiB here, the
+ * system call 84.
  * @return OMPI_ERR_NOT_AVAILABLE when the kernel refuses: the op takes
  * UCX's path. */
 static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -566,6 +573,9 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
                                   OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
                                   op->target_addr + (uint64_t) toff, op->bytes);
     if (OMPI_SUCCESS == ret) {
+        OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
+                           OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "PUT" : "GET", op->bytes,
+                           target->rank);
         ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
     }
     return ret;

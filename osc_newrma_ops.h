@@ -17,12 +17,12 @@
 
 /**
  * @p op (a contiguous PUT or GET of at least osc_newrma_cma_bytes to a
- * node-local peer, on a window with osc_newrma_shm on) goes as one
- * cross-memory copy, complete when issued.  Looks the peer's process id up
- * once.
+ * node-local peer, on a window with osc_newrma_shm on, the only op in
+ * @p target's list) goes as one cross-memory copy, complete when issued.
+ * Looks the peer's process id up once.
  */
 bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
-                               const ompi_osc_newrma_target_t *target,
+                               ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op);
 
 /** True when a PUT or GET @p op to @p target travels as packets behind the

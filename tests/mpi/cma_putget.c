@@ -4,12 +4,13 @@
  */
 /* Large contiguous PUTs and GETs between node-local ranks whose window
  * memory is their own (create and dynamic windows): from
- * osc_newrma_cma_bytes (set to 32 KiB here) up they are cross-memory
- * copies.  Sizes
- * on both sides of that threshold, at an odd offset, in every kind of
- * epoch: each rank PUTs its pattern into its right neighbour's first
- * region and GETs the right neighbour's second region in the same epoch,
- * then checks what it got and what its left neighbour put.
+ * osc_newrma_cma_bytes (set to 32 KiB here) up, one that is alone in its
+ * target's queue is a cross-memory copy; with others queued they go by UCX.
+ * Sizes on both sides of that threshold, at an odd offset, in every kind of
+ * epoch, in three epochs each: each rank PUTs its pattern into its right
+ * neighbour's first region (alone), GETs the right neighbour's second region
+ * (alone), then does both in one epoch; it checks what it got and what its
+ * left neighbour put after each.
  * Usage: cma_putget FLAVOR */
 #include <mpi.h>
 #include <stdint.h>
@@ -40,16 +41,50 @@ static void check(const unsigned char *got, size_t n, uint32_t seed, const char 
     free(want);
 }
 
+static int nprocs, right, left;
+static unsigned char *origin, *got, *mine;
+
+/* One epoch of @p n bytes: the PUT (ops & 1), the GET (ops & 2), checked. */
+static void one_epoch(mtest_win_t *w, int sync, size_t n, int ops, uint32_t round)
+{
+    mtest_fill(origin, n, round | (uint32_t) mtest_rank);
+    mtest_fill(mine, n, round | 0x80 | (uint32_t) mtest_rank);
+    mtest_local_store(w, GET_AT, mine, n);
+    memset(mine, 0, n);
+    mtest_local_store(w, PUT_AT, mine, n);
+    memset(got, 0, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    mtest_epoch_begin(w->win, sync);
+    mtest_op_begin(w->win, sync, right);
+    if (ops & 1) {
+        MPI_CHECK(MPI_Put(origin, (int) n, MPI_BYTE, right, w->disp0[right] + PUT_AT, (int) n,
+                          MPI_BYTE, w->win));
+    }
+    if (ops & 2) {
+        MPI_CHECK(MPI_Get(got, (int) n, MPI_BYTE, right, w->disp0[right] + GET_AT, (int) n,
+                          MPI_BYTE, w->win));
+    }
+    mtest_op_end(w->win, sync, right);
+    mtest_epoch_end(w->win, sync);
+    if (ops & 2) {
+        check(got, n, round | 0x80 | (uint32_t) right, "GET", sync, n);
+    }
+    if (ops & 1) {
+        MPI_Barrier(MPI_COMM_WORLD); /* the left neighbour's PUT is complete */
+        mtest_local_load(w, PUT_AT, mine, n);
+        check(mine, n, round | (uint32_t) left, "PUT", sync, n);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = {32767, 32768, 65544, MAX_BYTES};
     static const char *const syncs[] = {"lock", "lockall", "fence", "pscw"};
     const char *flavor = argc > 1 ? argv[1] : "create";
-    int nprocs, right, left;
-    unsigned char *origin, *got, *mine;
     mtest_win_t w;
 
-    /* off by default: turned on here unless the caller chose a value */
+    /* 32 KiB (the default is larger) unless the caller chose a value */
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "32768", 0);
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -62,27 +97,10 @@ int main(int argc, char **argv)
 
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
         for (size_t k = 0; k < sizeof(syncs) / sizeof(syncs[0]); ++k) {
-            int sync = mtest_sync(syncs[k]);
-            size_t n = sizes[s];
-            uint32_t round = (uint32_t) (s * 16 + k) << 8;
-
-            mtest_fill(origin, n, round | (uint32_t) mtest_rank);
-            mtest_fill(mine, n, round | 0x80 | (uint32_t) mtest_rank);
-            mtest_local_store(&w, GET_AT, mine, n);
-            memset(got, 0, n);
-            MPI_Barrier(MPI_COMM_WORLD);
-            mtest_epoch_begin(w.win, sync);
-            mtest_op_begin(w.win, sync, right);
-            MPI_CHECK(MPI_Put(origin, (int) n, MPI_BYTE, right, w.disp0[right] + PUT_AT, (int) n,
-                              MPI_BYTE, w.win));
-            MPI_CHECK(MPI_Get(got, (int) n, MPI_BYTE, right, w.disp0[right] + GET_AT, (int) n,
-                              MPI_BYTE, w.win));
-            mtest_op_end(w.win, sync, right);
-            mtest_epoch_end(w.win, sync);
-            check(got, n, round | 0x80 | (uint32_t) right, "GET", sync, n);
-            mtest_local_load(&w, PUT_AT, mine, n);
-            check(mine, n, round | (uint32_t) left, "PUT", sync, n);
-            MPI_Barrier(MPI_COMM_WORLD);
+            for (int ops = 1; ops <= 3; ++ops) { /* 1: PUT, 2: GET, 3: both */
+                one_epoch(&w, mtest_sync(syncs[k]), sizes[s], ops,
+                          (uint32_t) (s * 64 + k * 4 + (size_t) ops) << 8);
+            }
         }
     }
 
