@@ -214,6 +214,8 @@ static int component_window_setup(void)
 
 /* ---- window memory per flavor ---- */
 
+static bool module_need_addresses(ompi_osc_newrma_module_t *module);
+
 /* Collective where the memory is a shared segment: a rank whose creation
  * already failed (@p status) still takes part, so the others learn it. */
 static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t size, int status)
@@ -227,11 +229,14 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
             }
             module->shm.direct = module->config.shm;
             return ompi_osc_newrma_shm_allocate(module, size, module->config.alloc_shared_noncontig,
-                                                status, &module->base);
+                                                status,
+                                                !module->shm.direct && module_need_addresses(module),
+                                                &module->base);
         case MPI_WIN_FLAVOR_ALLOCATE:
             if (module->config.shm) {
                 module->shm.direct = true;
-                return ompi_osc_newrma_shm_allocate(module, size, false, status, &module->base);
+                return ompi_osc_newrma_shm_allocate(module, size, false, status, false,
+                                                    &module->base);
             }
             if (OMPI_SUCCESS != status) {
                 return status;
@@ -245,10 +250,10 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
             return OMPI_SUCCESS;
         case MPI_WIN_FLAVOR_CREATE:
             module->base = *base;
-            return status;
+            return ompi_osc_newrma_shm_sync_attach(module, status, module_need_addresses(module));
         default: /* MPI_WIN_FLAVOR_DYNAMIC: memory comes with MPI_Win_attach */
             module->base = NULL;
-            return status;
+            return ompi_osc_newrma_shm_sync_attach(module, status, module_need_addresses(module));
     }
 }
 
@@ -349,9 +354,11 @@ static int module_agree(ompi_osc_newrma_module_t *module, int status)
 
     /* a window on one node in a segment its ranks reused: the segment's
      * allgather was the last point of failure, and carried every rank's
-     * status (shm_prepare), so it is the agreement (and the same on every
-     * rank: every rank adopted the segment or none) */
-    if (OMPI_SUCCESS == status && module->node_direct && module->shm.reused) {
+     * status (shm_prepare) and whether it lacks worker addresses, so it is
+     * the agreement (and the same on every rank: every rank adopted the
+     * segment or none) */
+    if (OMPI_SUCCESS == status && module->shm.reused && module->shm.whole &&
+        (module->node_direct || !module->shm.addresses_needed)) {
         return OMPI_SUCCESS;
     }
 

@@ -22,6 +22,7 @@
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_base_state.h"
+#include "osc_newrma_transport_shm.h"
 #include "osc_newrma_transport_ucx.h"
 
 #define component mca_osc_newrma_component
@@ -209,9 +210,18 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->flush_pending > 0) {
         return 0;
     }
-    if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag) {
+    if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag && 0 == target->am_sent) {
+        /* no PUT or ACC packet for the target to count: GETs were answered,
+         * RDMA writes flushed above, cross-memory copies done when issued;
+         * the fence's collective is all it waits for */
+        ret = OMPI_SUCCESS;
+    } else if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag) {
         ret = ompi_osc_newrma_pkt_fence_done(module, target, (int) (module->fence.count & 1));
-        if (OMPI_SUCCESS == ret && NULL != module->fence.sent) {
+        if (OMPI_SUCCESS == ret && module->shm.whole) {
+            /* the segment's barrier follows: the count goes in the target's block */
+            ompi_osc_newrma_shm_fence_announce(module, target->rank,
+                                               (int) (module->fence.count & 1));
+        } else if (OMPI_SUCCESS == ret && NULL != module->fence.sent) {
             /* (NULL: the fence failed before its collective and counts nothing) */
             module->fence.sent[target->rank]++;
         }

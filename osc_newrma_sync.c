@@ -131,17 +131,65 @@ static bool fence_shm_done(ompi_osc_newrma_module_t *module, void *arg)
     return ompi_osc_newrma_shm_barrier_done(module, *(int32_t *) arg);
 }
 
+typedef struct {
+    int parity;
+    int32_t owed;
+} fence_owed_t;
+
+static bool fence_dones_applied(ompi_osc_newrma_module_t *module, void *arg)
+{
+    const fence_owed_t *o = arg;
+
+    return module->fence.dones[o->parity] >= o->owed;
+}
+
+/* After the segment's barrier, on a window whose RMA travels as packets:
+ * the FENCE_DONEs that origins announced in my block (each sent behind its
+ * packets to me) have all been applied.  Announcements of this parity are
+ * all made before the barrier, and the next ones of it only after the
+ * next barrier, which waits for me. */
+static int fence_shm_dones(ompi_osc_newrma_module_t *module, int parity)
+{
+    fence_owed_t o = {parity, ompi_osc_newrma_shm_fence_owed(module, parity)};
+    int ret;
+
+    if (0 == o.owed) {
+        return OMPI_SUCCESS;
+    }
+    ret = ompi_osc_newrma_progress_wait(module, fence_dones_applied, &o);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_add_fetch_32(&module->fence.dones[parity], -o.owed);
+    opal_atomic_rmb();
+    if (OMPI_SUCCESS != module->fence.failed[parity]) {
+        /* this fence returns it */
+        ompi_osc_newrma_module_error(module, module->fence.failed[parity]);
+        module->fence.failed[parity] = OMPI_SUCCESS;
+    }
+    return OMPI_SUCCESS;
+}
+
 /* The window is one node: the PROC_SYNC is the segment's barrier, no
  * collective through coll.  Waiting drives progress, since a peer may still
- * need our agent to acknowledge its RMA_DONE before it can arrive. */
+ * need our agent to acknowledge its RMA_DONE before it can arrive.  A window
+ * whose RMA is not direct counts the closing epoch's FENCE_DONEs: its
+ * parity moves on here, after they went out. */
 static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event_t event)
 {
+    int parity = (int) (module->fence.count & 1);
     int32_t ticket;
     int ret;
 
+    if (!module->shm.direct) {
+        module->fence.count++;
+    }
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
     ticket = ompi_osc_newrma_shm_barrier_arrive(module);
     ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    if (OMPI_SUCCESS == ret && !module->shm.direct) {
+        ret = fence_shm_dones(module, parity);
+    }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_win_state_move(module, event);
     }
@@ -224,7 +272,10 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
      * promise, complete them anyway rather than lose them */
     if (!(mpi_assert & MPI_MODE_NOPRECEDE) || 0 != module->table.num_targets) {
         if (module->shm.whole) {
-            ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+            /* direct RMA leaves no packets behind; packets are counted
+             * by FENCE_DONE, announced in the segment (no round trip) */
+            ret = fence_complete_ops(module, module->shm.direct ? OMPI_OSC_NEWRMA_SYNC_FLUSH
+                                                                : OMPI_OSC_NEWRMA_SYNC_FENCE);
             ret = OMPI_SUCCESS != ret ? ret : fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
         } else {
             ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
@@ -286,13 +337,15 @@ static bool pscw_flags(ompi_osc_newrma_module_t *module)
     return module->shm.whole && module->shm.active;
 }
 
-/* A window without a shared segment (the UCX path) sends COMPLETE as a
+/* A window whose RMA is not direct (the UCX path, or a segment of the
+ * control part only: ompi_osc_newrma_shm_sync_attach) sends COMPLETE as a
  * packet behind the epoch's last packets to the target (design:
  * piggybacking), which counts them without an answer: MPI_Win_complete
- * waits for no round trip unless RDMA writes need flushing. */
+ * waits for no round trip unless RDMA writes need flushing.  With flags, a
+ * target that was sent nothing gets its COMPLETE as a flag. */
 static bool pscw_packets(ompi_osc_newrma_module_t *module)
 {
-    return !module->shm.active;
+    return !module->shm.active || !module->shm.direct;
 }
 
 static int pscw_rank_cmp(const void *a, const void *b)
@@ -561,7 +614,10 @@ static int complete_by_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     }
     ret = ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
     for (int i = 0; OMPI_SUCCESS == ret && i < g->count; ++i) {
-        if (bare[i] && g->ranks[i] == module->my_rank) {
+        if (bare[i] && pscw_flags(module)) {
+            opal_atomic_wmb();
+            ompi_osc_newrma_shm_complete(module, g->ranks[i]);
+        } else if (bare[i] && g->ranks[i] == module->my_rank) {
             /* accesses to myself were direct */
             opal_atomic_wmb();
             opal_atomic_add_fetch_32(&module->pscw_completes, 1);
@@ -621,17 +677,16 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
         return ret;
     }
     g->open = true;
+    if (pscw_packets(module)) {
+        /* no origin of this epoch can send COMPLETE before its POST */
+        module->pscw_completes = 0;
+    }
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
     if (pscw_flags(module)) {
         for (int i = 0; !(mpi_assert & MPI_MODE_NOCHECK) && i < g->count; ++i) {
             ompi_osc_newrma_shm_post(module, g->ranks[i]);
         }
-        return OMPI_SUCCESS; /* COMPLETEs are counted in my flags */
-    }
-    if (pscw_packets(module)) {
-        /* no origin of this epoch can send COMPLETE before its POST */
-        module->pscw_completes = 0;
-        opal_atomic_mb();
+        return OMPI_SUCCESS; /* COMPLETEs are counted in my flags and packets */
     }
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
         /* POSTs go out and are known sent before the COMPLETE IRECVs take
@@ -672,7 +727,10 @@ static bool pscw_exposure_done(ompi_osc_newrma_module_t *module, void *arg)
     ompi_osc_newrma_pscw_group_t *g = arg;
 
     if (pscw_flags(module)) {
-        return ompi_osc_newrma_shm_completed(module, g->count);
+        /* each origin completes once, by a packet or a flag; the next
+         * epoch's come only after my next POST */
+        return ompi_osc_newrma_shm_completed(
+            module, pscw_packets(module) ? g->count - module->pscw_completes : g->count);
     }
     return pscw_packets(module) ? module->pscw_completes >= g->count : pscw_reqs_done(g);
 }

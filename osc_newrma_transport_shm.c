@@ -324,7 +324,8 @@ typedef struct {
     int32_t status;
     /** MPI_Win_shared_query answers it without asking the rank */
     int32_t disp_unit;
-    int32_t pad;
+    /** this rank lacks a peer's worker address (ompi_osc_newrma_shm_sync_attach) */
+    int32_t addresses;
 } shm_rank_info_t;
 
 /* The first failure any node rank reported, or OMPI_SUCCESS. */
@@ -405,11 +406,12 @@ static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool cl
 
 /* Before the placing allgather, what can fail after it when the segment
  * is reused, so that the allgather carries it: the peer entries of a
- * window that is all on this node (node rank r is window rank r), and the
+ * window that is all on this node (node rank r is window rank r) when its
+ * memory is placed (@p peers), and the
  * offer, whose own words are cleared now, since once past the allgather a
  * peer may lock me at once. */
-static int shm_prepare(ompi_osc_newrma_module_t *module, int status, shm_rank_info_t *mine,
-                       shm_cached_t **offered)
+static int shm_prepare(ompi_osc_newrma_module_t *module, int status, bool peers,
+                       shm_rank_info_t *mine, shm_cached_t **offered)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
@@ -418,7 +420,7 @@ static int shm_prepare(ompi_osc_newrma_module_t *module, int status, shm_rank_in
     if (OMPI_SUCCESS != status) {
         return status;
     }
-    for (int r = 0; node_size == module->comm_size && r < node_size; ++r) {
+    for (int r = 0; peers && node_size == module->comm_size && r < node_size; ++r) {
         if (NULL == ompi_osc_newrma_peer(module, r)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
@@ -463,13 +465,24 @@ static int shm_place_peers(ompi_osc_newrma_module_t *module, const shm_rank_info
     return OMPI_SUCCESS;
 }
 
+/* A segment of the control part only: my lock word (node rank r is
+ * window rank r, the node being the window). */
+static void shm_place_self(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
+
+    module->my_lock = &words[module->my_rank];
+}
+
+/* @p base_p NULL: the control part only (ompi_osc_newrma_shm_sync_attach). */
 static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                           int status, void **base_p)
+                           int status, bool addresses, void **base_p)
 {
     ompi_communicator_t *node_comm = module->shm.node_comm;
     int node_size = ompi_comm_size(node_comm);
     size_t page = opal_getpagesize(), total = 0;
-    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status, module->disp_unit, 0}, *all;
+    shm_rank_info_t mine = {size, 0, 0, module->my_rank, status, module->disp_unit, addresses},
+                    *all;
     shm_cached_t *offered = NULL;
     int ret;
 
@@ -477,7 +490,7 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     if (NULL == all) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    mine.status = shm_prepare(module, status, &mine, &offered);
+    mine.status = shm_prepare(module, status, NULL != base_p, &mine, &offered);
     ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
                                             MPI_BYTE, node_comm,
                                             node_comm->c_coll->coll_allgather_module);
@@ -489,6 +502,7 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
     }
     for (int i = 0; i < node_size; ++i) {
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
+        module->shm.addresses_needed |= 0 != all[i].addresses;
     }
     total = shm_ctrl_bytes(node_size) + OPAL_ALIGN(total, page, size_t) + page;
     if (NULL != offered && shm_reuse(all, node_size, total)) {
@@ -506,6 +520,10 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         shm_claim_mine(module->shm.seg_base, node_size, ompi_comm_rank(node_comm), false);
     }
     shm_layout(module, node_size);
+    if (NULL == base_p) {
+        shm_place_self(module);
+        goto out;
+    }
     ret = shm_place_peers(module, all, noncontig);
     if (OMPI_SUCCESS == ret) {
         *base_p = ompi_osc_newrma_peer(module, module->my_rank)->shm_base;
@@ -544,14 +562,31 @@ static int shm_node_comm(ompi_osc_newrma_module_t *module)
 }
 
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                                 int status, void **base_p)
+                                 int status, bool addresses, void **base_p)
 {
     int ret = shm_node_comm(module);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = shm_place_ranks(module, size, noncontig, status, base_p);
+    ret = shm_place_ranks(module, size, noncontig, status, addresses, base_p);
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_shm_free(module);
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status,
+                                    bool addresses)
+{
+    int ret;
+
+    if (!module->config.shm || module->comm_size < 2 || component.test_node_size > 0 ||
+        ompi_group_have_remote_peers(module->comm->c_local_group)) {
+        return status; /* the same on every rank */
+    }
+    module->shm.node_comm = module->comm; /* the node is the window */
+    ret = shm_place_ranks(module, 0, false, status, addresses, NULL);
     if (OMPI_SUCCESS != ret) {
         ompi_osc_newrma_shm_free(module);
     }
@@ -658,6 +693,16 @@ void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int 
         (void) opal_atomic_fetch_and_64(&mine->posted[ranks[i] / 64],
                                         ~((int64_t) 1 << (ranks[i] % 64)));
     }
+}
+
+void ompi_osc_newrma_shm_fence_announce(ompi_osc_newrma_module_t *module, int target, int parity)
+{
+    (void) opal_atomic_add_fetch_32(&shm_pscw(module, target)->fence_owed[parity], 1);
+}
+
+int32_t ompi_osc_newrma_shm_fence_owed(ompi_osc_newrma_module_t *module, int parity)
+{
+    return opal_atomic_swap_32(&shm_pscw(module, module->my_rank)->fence_owed[parity], 0);
 }
 
 void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target)

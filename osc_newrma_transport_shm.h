@@ -38,6 +38,9 @@ typedef struct {
     /** the process of this node rank (the block of node rank i, whatever
      * the window's ranks): waiters check that it is alive */
     int32_t pid;
+    /** FENCE_DONE packets sent to this rank by the fence of each parity
+     * (windows whose RMA is not direct: ompi_osc_newrma_shm_fence_announce) */
+    volatile int32_t fence_owed[2];
     volatile int64_t posted[];
 } ompi_osc_newrma_shm_pscw_t;
 
@@ -74,6 +77,9 @@ typedef struct {
      * the placing allgather can fail, so a window on one node needs no
      * further agreement (module_agree) */
     bool reused;
+    /** a rank said in that allgather that it lacks a peer's worker address
+     * (ompi_osc_newrma_shm_sync_attach): they must be exchanged */
+    bool addresses_needed;
 } ompi_osc_newrma_shm_t;
 
 /**
@@ -82,10 +88,26 @@ typedef struct {
  * module->peers[r].shm_base for each node-local rank r and *base_p to mine.
  * Collective over module->comm.  A rank whose creation already failed
  * (@p status) still takes part, so that every node rank returns an error
- * instead of waiting for it.
+ * instead of waiting for it.  @p addresses: this rank lacks a peer's
+ * worker address (module->shm.addresses_needed tells whether any does).
  */
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
-                                 int status, void **base_p);
+                                 int status, bool addresses, void **base_p);
+
+/**
+ * A window whose memory is the user's (MPI_Win_create, dynamic windows)
+ * and whose ranks are all on this node, with osc_newrma_shm on: a segment
+ * of the control part only (lock words, the barrier, PSCW flags), so that
+ * FENCE and PSCW synchronize through it instead of messages and a
+ * collective, as in windows allocated in a segment; RMA still goes by UCX
+ * (packets, cross-memory copies).  Collective over module->comm; does
+ * nothing (on every rank alike) for any other window.  A rank whose
+ * creation already failed (@p status) still takes part.  @p addresses:
+ * this rank lacks a peer's worker address (told to all, so that the
+ * creation needs no further agreement when the segment is a reused one).
+ */
+int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status,
+                                    bool addresses);
 
 /**
  * Window creation is complete on every node-local rank (they have all
@@ -125,6 +147,12 @@ void ompi_osc_newrma_shm_post(ompi_osc_newrma_module_t *module, int origin);
 bool ompi_osc_newrma_shm_posted(ompi_osc_newrma_module_t *module, const int *ranks, int n);
 /** MPI_Win_start consumes those posts (after ompi_osc_newrma_shm_posted). */
 void ompi_osc_newrma_shm_take_posts(ompi_osc_newrma_module_t *module, const int *ranks, int n);
+/** FENCE_DONE of the fence of @p parity went to @p target: it will count
+ * it after the segment's barrier. */
+void ompi_osc_newrma_shm_fence_announce(ompi_osc_newrma_module_t *module, int target, int parity);
+/** The FENCE_DONEs announced to me by the fence of @p parity (taken: the
+ * count is back to 0). */
+int32_t ompi_osc_newrma_shm_fence_owed(ompi_osc_newrma_module_t *module, int parity);
 /** MPI_Win_complete to @p target. */
 void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target);
 /** @p n completes reached me: consume them and return true. */
