@@ -7,7 +7,9 @@
  *
  * MPI_Win_allocate and MPI_Win_allocate_shared windows keep the memory of all
  * ranks of a node in one opal shmem segment, so node-local peers reach each
- * other's window with direct loads and stores.
+ * other's window with direct loads and stores.  MPI_Win_create and dynamic
+ * windows whose ranks are all on one node have a segment of its control
+ * part only (lock words, barrier, PSCW blocks), for FENCE and PSCW.
  */
 #ifndef OMPI_OSC_NEWRMA_TRANSPORT_SHM_H
 #define OMPI_OSC_NEWRMA_TRANSPORT_SHM_H

@@ -124,14 +124,24 @@ static int mtest_fail_packet_hook(int argc, char **argv)
 
 /* packet_error and fence_error: rank 1 fails the argv[1]-th packet it
  * applies (mtest_fail_packet_hook); a window of three longs, -1 0 0, whose
- * errors are returned.  @return the failing packet's number. */
+ * errors are returned: allocated, or the process's own memory when argv[2]
+ * is "create" (node-local packets with osc_newrma_shm on).  @return the
+ * failing packet's number. */
 static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win *win)
 {
+    static long own[3];
     int fail_at = mtest_fail_packet_hook(*argc, *argv);
+    int create = *argc > 2 && 0 == strcmp((*argv)[2], "create");
 
     mtest_init(argc, argv);
-    MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                               base, win));
+    if (create) {
+        *base = own;
+        MPI_CHECK(MPI_Win_create(own, sizeof(own), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 win));
+    } else {
+        MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL,
+                                   MPI_COMM_WORLD, base, win));
+    }
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     (*base)[0] = -1, (*base)[1] = (*base)[2] = 0;
     return fail_at;
