@@ -552,6 +552,11 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win);
 /** PSCW_ISSUED -> PSCW_GRANTED once every POST arrived (progress engine).
  * @return 1 when the state moved, 0 when not, or an error. */
 int ompi_osc_newrma_pscw_progress(ompi_osc_newrma_module_t *module);
+/** The @p owed FENCE_DONEs of the fence of @p parity have all been applied:
+ * take them off the window's count, and make an error that one of their
+ * packets met the window's error (the fence returns it).
+ * @return false while some have still to come. */
+bool ompi_osc_newrma_fence_dones_take(ompi_osc_newrma_module_t *module, int parity, int32_t owed);
 /** In a PSCW access epoch, OMPI_ERR_RMA_SYNC unless @p rank is in the
  * WIN_START group. */
 int ompi_osc_newrma_pscw_check_target(ompi_osc_newrma_module_t *module, int rank);

@@ -216,6 +216,17 @@ static int component_window_setup(void)
 
 static bool module_need_addresses(ompi_osc_newrma_module_t *module);
 
+/* The user's memory on one node: the segment of synchronization words,
+ * whose allgather also tells whether some rank lacks worker addresses
+ * (looked at only there: a loop over the ranks). */
+static int module_sync_segment(ompi_osc_newrma_module_t *module, int status)
+{
+    if (!ompi_osc_newrma_shm_sync_wanted(module)) {
+        return status;
+    }
+    return ompi_osc_newrma_shm_sync_attach(module, status, module_need_addresses(module));
+}
+
 /* Collective where the memory is a shared segment: a rank whose creation
  * already failed (@p status) still takes part, so the others learn it. */
 static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t size, int status)
@@ -250,10 +261,10 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
             return OMPI_SUCCESS;
         case MPI_WIN_FLAVOR_CREATE:
             module->base = *base;
-            return ompi_osc_newrma_shm_sync_attach(module, status, module_need_addresses(module));
+            return module_sync_segment(module, status);
         default: /* MPI_WIN_FLAVOR_DYNAMIC: memory comes with MPI_Win_attach */
             module->base = NULL;
-            return ompi_osc_newrma_shm_sync_attach(module, status, module_need_addresses(module));
+            return module_sync_segment(module, status);
     }
 }
 

@@ -183,6 +183,32 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
     return count;
 }
 
+/* FENCE_DONE behind the target's PUT and ACC packets, counted where the
+ * target learns how many to wait for: the segment's block of a window on
+ * one node (its barrier follows), else the fence's collective.  None
+ * without such packets: GETs were answered, RDMA writes flushed,
+ * cross-memory copies done when issued. */
+static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    int parity = (int) (module->fence.count & 1);
+    int ret;
+
+    if (0 == target->am_sent) {
+        return OMPI_SUCCESS;
+    }
+    ret = ompi_osc_newrma_pkt_fence_done(module, target, parity);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (module->shm.whole) {
+        ompi_osc_newrma_shm_fence_announce(module, target->rank, parity);
+    } else if (NULL != module->fence.sent) {
+        /* (NULL: the fence failed before its collective and counts nothing) */
+        module->fence.sent[target->rank]++;
+    }
+    return OMPI_SUCCESS;
+}
+
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts
  * them (FENCE: FENCE_DONE, and the fence's collective tells the target to
  * expect it); RDMA writes are flushed before it, as the target cannot see
@@ -210,24 +236,9 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->flush_pending > 0) {
         return 0;
     }
-    if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag && 0 == target->am_sent) {
-        /* no PUT or ACC packet for the target to count: GETs were answered,
-         * RDMA writes flushed above, cross-memory copies done when issued;
-         * the fence's collective is all it waits for */
-        ret = OMPI_SUCCESS;
-    } else if (OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag) {
-        ret = ompi_osc_newrma_pkt_fence_done(module, target, (int) (module->fence.count & 1));
-        if (OMPI_SUCCESS == ret && module->shm.whole) {
-            /* the segment's barrier follows: the count goes in the target's block */
-            ompi_osc_newrma_shm_fence_announce(module, target->rank,
-                                               (int) (module->fence.count & 1));
-        } else if (OMPI_SUCCESS == ret && NULL != module->fence.sent) {
-            /* (NULL: the fence failed before its collective and counts nothing) */
-            module->fence.sent[target->rank]++;
-        }
-    } else {
-        ret = ompi_osc_newrma_pkt_complete(module, target->rank, target);
-    }
+    ret = OMPI_OSC_NEWRMA_SYNC_FENCE == target->sync_flag
+              ? fence_done_target(module, target)
+              : ompi_osc_newrma_pkt_complete(module, target->rank, target);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -352,7 +363,6 @@ static int fence_req_finish(ompi_osc_newrma_module_t *module)
  * applied). */
 static int fence_req_check(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_atomic_t *dones = &module->fence.dones[module->fence.owed_parity];
     ompi_osc_newrma_win_state_t next;
     int ret, progressed = 0;
 
@@ -369,17 +379,11 @@ static int fence_req_check(ompi_osc_newrma_module_t *module)
         return 0;
     }
     if (module->fence.owed > 0) {
-        if (*dones < module->fence.owed) {
+        if (!ompi_osc_newrma_fence_dones_take(module, module->fence.owed_parity,
+                                              module->fence.owed)) {
             return progressed;
         }
-        opal_atomic_add_fetch_32(dones, -module->fence.owed);
         module->fence.owed = 0;
-        opal_atomic_rmb();
-        if (OMPI_SUCCESS != module->fence.failed[module->fence.owed_parity]) {
-            /* this fence returns it */
-            ompi_osc_newrma_module_error(module, module->fence.failed[module->fence.owed_parity]);
-            module->fence.failed[module->fence.owed_parity] = OMPI_SUCCESS;
-        }
     }
     if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state &&
         OMPI_SUCCESS == ompi_osc_newrma_win_state_next(

@@ -131,16 +131,33 @@ static bool fence_shm_done(ompi_osc_newrma_module_t *module, void *arg)
     return ompi_osc_newrma_shm_barrier_done(module, *(int32_t *) arg);
 }
 
+bool ompi_osc_newrma_fence_dones_take(ompi_osc_newrma_module_t *module, int parity, int32_t owed)
+{
+    ompi_osc_newrma_atomic_t *dones = &module->fence.dones[parity];
+
+    if (*dones < owed) {
+        return false;
+    }
+    opal_atomic_add_fetch_32(dones, -owed);
+    opal_atomic_rmb();
+    if (OMPI_SUCCESS != module->fence.failed[parity]) {
+        /* this fence returns it */
+        ompi_osc_newrma_module_error(module, module->fence.failed[parity]);
+        module->fence.failed[parity] = OMPI_SUCCESS;
+    }
+    return true;
+}
+
 typedef struct {
     int parity;
     int32_t owed;
 } fence_owed_t;
 
-static bool fence_dones_applied(ompi_osc_newrma_module_t *module, void *arg)
+static bool fence_dones_taken(ompi_osc_newrma_module_t *module, void *arg)
 {
     const fence_owed_t *o = arg;
 
-    return module->fence.dones[o->parity] >= o->owed;
+    return ompi_osc_newrma_fence_dones_take(module, o->parity, o->owed);
 }
 
 /* After the segment's barrier, on a window whose RMA travels as packets:
@@ -151,23 +168,9 @@ static bool fence_dones_applied(ompi_osc_newrma_module_t *module, void *arg)
 static int fence_shm_dones(ompi_osc_newrma_module_t *module, int parity)
 {
     fence_owed_t o = {parity, ompi_osc_newrma_shm_fence_owed(module, parity)};
-    int ret;
 
-    if (0 == o.owed) {
-        return OMPI_SUCCESS;
-    }
-    ret = ompi_osc_newrma_progress_wait(module, fence_dones_applied, &o);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    opal_atomic_add_fetch_32(&module->fence.dones[parity], -o.owed);
-    opal_atomic_rmb();
-    if (OMPI_SUCCESS != module->fence.failed[parity]) {
-        /* this fence returns it */
-        ompi_osc_newrma_module_error(module, module->fence.failed[parity]);
-        module->fence.failed[parity] = OMPI_SUCCESS;
-    }
-    return OMPI_SUCCESS;
+    return 0 == o.owed ? OMPI_SUCCESS
+                       : ompi_osc_newrma_progress_wait(module, fence_dones_taken, &o);
 }
 
 /* The window is one node: the PROC_SYNC is the segment's barrier, no

@@ -576,15 +576,17 @@ int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, 
     return ret;
 }
 
+bool ompi_osc_newrma_shm_sync_wanted(const ompi_osc_newrma_module_t *module)
+{
+    return module->config.shm && module->comm_size > 1 && 0 == component.test_node_size &&
+           !ompi_group_have_remote_peers(module->comm->c_local_group);
+}
+
 int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status,
                                     bool addresses)
 {
     int ret;
 
-    if (!module->config.shm || module->comm_size < 2 || component.test_node_size > 0 ||
-        ompi_group_have_remote_peers(module->comm->c_local_group)) {
-        return status; /* the same on every rank */
-    }
     module->shm.node_comm = module->comm; /* the node is the window */
     ret = shm_place_ranks(module, 0, false, status, addresses, NULL);
     if (OMPI_SUCCESS != ret) {

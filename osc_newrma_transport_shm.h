@@ -96,14 +96,18 @@ typedef struct {
 int ompi_osc_newrma_shm_allocate(ompi_osc_newrma_module_t *module, size_t size, bool noncontig,
                                  int status, bool addresses, void **base_p);
 
+/** A window whose memory is the user's (MPI_Win_create, dynamic windows)
+ * has a segment of the control part only (ompi_osc_newrma_shm_sync_attach):
+ * its ranks are all on this node and osc_newrma_shm is on.  The same on
+ * every rank. */
+bool ompi_osc_newrma_shm_sync_wanted(const ompi_osc_newrma_module_t *module);
+
 /**
- * A window whose memory is the user's (MPI_Win_create, dynamic windows)
- * and whose ranks are all on this node, with osc_newrma_shm on: a segment
- * of the control part only (lock words, the barrier, PSCW flags), so that
+ * Such a window's segment of the control part only (lock words, the
+ * barrier, PSCW flags), so that
  * FENCE and PSCW synchronize through it instead of messages and a
  * collective, as in windows allocated in a segment; RMA still goes by UCX
- * (packets, cross-memory copies).  Collective over module->comm; does
- * nothing (on every rank alike) for any other window.  A rank whose
+ * (packets, cross-memory copies).  Collective over module->comm.  A rank whose
  * creation already failed (@p status) still takes part.  @p addresses:
  * this rank lacks a peer's worker address (told to all, so that the
  * creation needs no further agreement when the segment is a reused one).
