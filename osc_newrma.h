@@ -150,6 +150,7 @@ struct ompi_osc_newrma_component_t {
     unsigned long batch_rndv_bytes;
     /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
     unsigned long cma_bytes;
+    bool lone_rdma;
     unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
@@ -253,6 +254,9 @@ struct ompi_osc_newrma_peer_t {
     /** contiguous PUTs and GETs of any size travel as packets, large ones
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
+    /** a lone small PUT or GET goes by UCX RDMA, not as a packet: the
+     * transport has RDMA (osc_newrma_lone_rdma) */
+    bool lone_rdma;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_transport_region.h), and how many times the target told
      * me to forget some (a REGION_REPLY overtaken by that is not cached) */

@@ -175,6 +175,18 @@ static int component_register(void)
                    "wait at the target until the data is there; 0 never; info key "
                    "\"rndv_threshold\" overrides (default: 262144)",
                    &component.rndv_threshold, 262144);
+    register_bool("lone_rdma",
+                  "UCX path: a contiguous PUT or GET of at most aggregate_threshold bytes that "
+                  "is alone (the only operation queued for its target, no aggregated message "
+                  "open to it, no packet sent to it since the last RMA_DONE) goes by UCX RDMA "
+                  "where the "
+                  "transport has it (shared memory, InfiniBand; not TCP), unless UNLOCK or "
+                  "COMPLETE closes its epoch (they carry it in one message): UCX's own round "
+                  "trip to a node-local peer took 0.6-0.9 us here, a packet and its "
+                  "acknowledgement through both processes' progress engines 1.3-3.0; "
+                  "operations that come in streams are still aggregated; 0: always aggregated "
+                  "(default: 1)",
+                  &component.lone_rdma, true);
     register_ulong("cma_bytes",
                    "A contiguous PUT or GET of at least this many bytes to a node-local peer "
                    "whose memory is not in the window's shared segment (MPI_Win_create, "

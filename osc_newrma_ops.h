@@ -27,10 +27,11 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
 
 /** True when a PUT or GET @p op to @p target travels as packets behind the
  * target's other packets (a contiguous target layout with aggregation on,
- * small or to a peer whose RDMA is emulated; or a target layout of many small
- * blocks, sent with its description), so it is ordered after them. */
+ * small and not alone at a peer with RDMA, or to a peer whose RDMA is
+ * emulated; or a target layout of many small blocks, sent with its
+ * description), so it is ordered after them. */
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
-                                   const ompi_osc_newrma_target_t *target,
+                                   ompi_osc_newrma_target_t *target,
                                    const ompi_osc_newrma_op_t *op);
 
 /** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */

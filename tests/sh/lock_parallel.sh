@@ -6,13 +6,15 @@
 # PUTs to each, flushes all and unlocks each, once.  Rank 0's packet trace,
 # in the order it sent them, must begin LOCK 1, LOCK 2, LOCK 3 before any
 # PUT; with osc_newrma_lock_parallel 0 the LOCK to rank 3 waits for the
-# grant of rank 2's lock, so a PUT comes before it.  The benchmark checks
+# grant of rank 2's lock, so a PUT comes before it (each PUT a packet, even
+# alone at its target: osc_newrma_lone_rdma 0).  The benchmark checks
 # the data (and reports "wrong" under its test hook --break-verify).
 # usage: lock_parallel.sh BINDIR
 bindir=$1 errors=0
 trace() {
     mpirun -np 4 --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 --mca osc newrma \
-        --mca osc_newrma_shm 0 --mca osc_newrma_verbose 40 --mca osc_newrma_lock_parallel "$1" \
+        --mca osc_newrma_shm 0 --mca osc_newrma_lone_rdma 0 --mca osc_newrma_verbose 40 \
+        --mca osc_newrma_lock_parallel "$1" \
         "$bindir/bench/osc_newrma_bench" --iters 1 --reps 1 multi:put:lock:allocate:8 \
         < /dev/null 2>&1
 }
