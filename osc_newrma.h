@@ -151,6 +151,7 @@ struct ompi_osc_newrma_component_t {
     /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
     unsigned long cma_bytes;
     bool lone_rdma;
+    unsigned long get_rdma_bytes;
     unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
@@ -254,9 +255,9 @@ struct ompi_osc_newrma_peer_t {
     /** contiguous PUTs and GETs of any size travel as packets, large ones
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
-    /** a lone small PUT or GET goes by UCX RDMA, not as a packet: the
-     * transport has RDMA (osc_newrma_lone_rdma) */
-    bool lone_rdma;
+    /** the transport has RDMA (UCX does not emulate it): small PUTs and
+     * GETs may go by RDMA (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes) */
+    bool rdma_native;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_transport_region.h), and how many times the target told
      * me to forget some (a REGION_REPLY overtaken by that is not cached) */

@@ -187,6 +187,15 @@ static int component_register(void)
                   "operations that come in streams are still aggregated; 0: always aggregated "
                   "(default: 1)",
                   &component.lone_rdma, true);
+    register_ulong("get_rdma_bytes",
+                   "UCX path: a contiguous GET of at least this many bytes (up to "
+                   "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
+                   "transport has it (shared memory, InfiniBand; not TCP) also when other "
+                   "operations are queued with it, unless UNLOCK or COMPLETE closes its epoch: "
+                   "a stream of 64 GETs of 2-32 KiB to a node-local peer moved 1.5-3.4 times the "
+                   "bytes per second it moved as aggregated packets, of 512 B and less 0.5-0.8 "
+                   "times; 0 never (default: 1024)",
+                   &component.get_rdma_bytes, 1024);
     register_ulong("cma_bytes",
                    "A contiguous PUT or GET of at least this many bytes to a node-local peer "
                    "whose memory is not in the window's shared segment (MPI_Win_create, "

@@ -87,7 +87,7 @@ static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_
             return ret;
         }
         peer->bulk_packets = component.bulk_packets < 0 ? emulated : component.bulk_packets > 0;
-        peer->lone_rdma = component.lone_rdma && !emulated;
+        peer->rdma_native = !emulated;
     }
     *ep_p = peer->ep;
     return OMPI_SUCCESS;
@@ -483,20 +483,20 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
 /* A small op alone at its target (osc_newrma_lone_rdma): nothing queued
  * behind or before it, no aggregated message open, no packet waiting for
  * an RMA_DONE.  A stream of ops is aggregated from its first: the first is
- * kept queued (piggyback_threshold) until the second comes.  Not when
- * UNLOCK or COMPLETE closes the epoch: the packet and the closing one go
- * in one message, where RDMA would first need an endpoint flush (a round
- * trip more: a PUT under PSCW took 1.9 us instead of 1.3). */
+ * kept queued (piggyback_threshold) until the second comes. */
 static bool op_lone(ompi_osc_newrma_target_t *target, const ompi_osc_newrma_op_t *op)
 {
-    return NULL == target->batch.buf && 0 == target->am_sent && NULL != op->rkey &&
-           OMPI_OSC_NEWRMA_SYNC_UNLOCK != target->sync_flag &&
-           OMPI_OSC_NEWRMA_SYNC_COMPLETE != target->sync_flag &&
+    return NULL == target->batch.buf && 0 == target->am_sent &&
            &op->super == opal_list_get_first(&target->ops) &&
            &op->super == opal_list_get_last(&target->ops);
 }
 
-/* A contiguous PUT or GET of this size to this peer goes as packets. */
+/* A contiguous PUT or GET of this size to this peer goes as packets.  Up to
+ * aggregate_threshold: by RDMA where the transport has it, when alone
+ * (op_lone) or a GET of get_rdma_bytes or more; not when UNLOCK or
+ * COMPLETE closes the epoch: the packets and the closing one go in one
+ * message, where RDMA would first need an endpoint flush (a round trip
+ * more: a PUT under PSCW took 1.9 us instead of 1.3). */
 static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
                                ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
@@ -510,7 +510,16 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
     if (op->bytes > threshold) {
         return peer->bulk_packets;
     }
-    return !(peer->lone_rdma && op_lone(target, op));
+    if (!peer->rdma_native || NULL == op->rkey ||
+        OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag ||
+        OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
+        return true;
+    }
+    if (OMPI_OSC_NEWRMA_OP_GET == op->kind && component.get_rdma_bytes > 0 &&
+        op->bytes >= component.get_rdma_bytes) {
+        return false; /* osc_newrma_get_rdma_bytes */
+    }
+    return !(component.lone_rdma && op_lone(target, op));
 }
 
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,

@@ -5,6 +5,7 @@
 /* Small PUTs and GETs on the UCX path (create and dynamic windows):
  * one alone at its target goes by UCX RDMA where the transport has it
  * (osc_newrma_lone_rdma), a stream of them goes as aggregated packets.
+ * GETs of osc_newrma_get_rdma_bytes or more go by RDMA in streams too.
  * Each rank PUTs to and GETs from its right neighbour, in every kind of
  * epoch, sizes 1 B to 32 KiB at odd offsets: a lone PUT, a lone GET, a
  * stream of PUTs and GETs, and (lock_all) a lone PUT right after a flushed
@@ -24,6 +25,7 @@
 
 #define MAX_BYTES 32768
 #define STREAM    12
+#define GET_RDMA_BYTES 1024
 #define PUT_AT    8
 #define GET_AT    (PUT_AT + MAX_BYTES + 8)
 #define WIN_BYTES (GET_AT + MAX_BYTES + 8)
@@ -114,6 +116,22 @@ static void paths_expect(const unsigned long long *before, int rdma, int packet,
                 packet);
 }
 
+/* A stream closed by UNLOCK or COMPLETE: its PUTs are packets; its GETs
+ * too, unless a shortage of elements (the tiny variant's pools of one)
+ * issued them before the closing call, as a flush would have. */
+static void stream_closed_expect(const unsigned long long *before, int sync, size_t n)
+{
+    unsigned long long now[NPATH], rdma, packet;
+
+    paths_read(now);
+    rdma = now[RDMA] - before[RDMA];
+    packet = now[PACKET] - before[PACKET];
+    MTEST_CHECK(rdma + packet == 2 * STREAM && packet >= STREAM &&
+                    (rdma == 0 || (expect_rdma && n / STREAM >= GET_RDMA_BYTES)),
+                "stream of %zu bytes (sync %d): %llu by RDMA and %llu as packets", n, sync, rdma,
+                packet);
+}
+
 /* One epoch with one op: a PUT (@p get false) or a GET. */
 /* The data of an epoch of @p n bytes set up, the counters read into
  * @p before, the epoch opened for the right neighbour. */
@@ -154,12 +172,14 @@ static void lone_epoch(mtest_win_t *w, int sync, size_t n, bool get, uint32_t se
     }
 }
 
-/* STREAM PUTs of consecutive pieces, then STREAM GETs: all as packets.
+/* STREAM PUTs of consecutive pieces, then STREAM GETs: as packets, but
+ * for GETs of GET_RDMA_BYTES or more closed by a flush or fence (RDMA).
  * In lock_all, then a lone PUT after the flush: RDMA again. */
 static void stream_epoch(mtest_win_t *w, int sync, size_t n, uint32_t seed)
 {
     size_t piece = n / STREAM;
     unsigned long long before[NPATH];
+    int rdma;
 
     epoch_open(w, sync, n, seed, before);
     for (size_t i = 0; i < STREAM; ++i) {
@@ -177,8 +197,13 @@ static void stream_epoch(mtest_win_t *w, int sync, size_t n, uint32_t seed)
                           w->win));
     }
     mtest_op_end(w->win, sync, right);
+    /* GETs of GET_RDMA_BYTES or more by RDMA in a stream too */
+    rdma = expect_rdma && (MTEST_SYNC_FENCE == sync || MTEST_SYNC_LOCKALL == sync) &&
+                   piece >= GET_RDMA_BYTES
+               ? STREAM
+               : 0;
     if (MTEST_SYNC_LOCKALL == sync) { /* flushed: the next op is alone again */
-        paths_expect(before, 0, 2 * STREAM, "stream", sync, n);
+        paths_expect(before, rdma, 2 * STREAM - rdma, "stream", sync, n);
         paths_read(before);
         MPI_CHECK(MPI_Put(origin, 1, MPI_BYTE, right, w->disp0[right] + PUT_AT, 1, MPI_BYTE,
                           w->win));
@@ -186,8 +211,10 @@ static void stream_epoch(mtest_win_t *w, int sync, size_t n, uint32_t seed)
         paths_expect(before, expect_rdma, !expect_rdma, "PUT after a stream", sync, 1);
     }
     mtest_epoch_end(w->win, sync);
-    if (MTEST_SYNC_LOCKALL != sync) { /* counted when issued, by the epoch's end at the latest */
-        paths_expect(before, 0, 2 * STREAM, "stream", sync, n);
+    if (MTEST_SYNC_FENCE == sync) { /* counted when issued, by the epoch's end at the latest */
+        paths_expect(before, rdma, 2 * STREAM - rdma, "stream", sync, n);
+    } else if (MTEST_SYNC_LOCKALL != sync) {
+        stream_closed_expect(before, sync, n);
     }
     check(got, n, seed | 0x80 | (uint32_t) right, "streamed GET", sync);
     put_check(w, n, seed, sync);
@@ -205,6 +232,7 @@ int main(int argc, char **argv)
     setenv("OMPI_MCA_osc_newrma_aggregate_threshold", "32768", 0);
     setenv("OMPI_MCA_osc_newrma_single_op_threshold", "0", 0);
     setenv("OMPI_MCA_osc_newrma_piggyback_threshold", "1", 0);
+    setenv("OMPI_MCA_osc_newrma_get_rdma_bytes", "1024", 0);
     mtest_init(&argc, &argv);
     expect_rdma = argc > 2 && 0 == strcmp(argv[2], "rdma");
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

@@ -111,13 +111,15 @@ static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
 /* Before MPI_Init: rank 1 fails the Nth packet it applies (argv[1],
  * default 1: the component's test hook osc_newrma_test_fail_packet);
  * returns N.  Every small PUT and GET is a packet, even one alone at its
- * target (osc_newrma_lone_rdma), so that the packets keep their numbers. */
+ * target (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes), so that the
+ * packets keep their numbers. */
 static int mtest_fail_packet_hook(int argc, char **argv)
 {
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
     const char *fail_at = argc > 1 ? argv[1] : "1";
 
     setenv("OMPI_MCA_osc_newrma_lone_rdma", "0", 0);
+    setenv("OMPI_MCA_osc_newrma_get_rdma_bytes", "0", 0);
 
     if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_at, 1);
