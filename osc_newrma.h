@@ -150,7 +150,9 @@ struct ompi_osc_newrma_component_t {
     unsigned long batch_rndv_bytes;
     /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
     unsigned long cma_bytes;
+    /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
+    /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
     unsigned int am_buffers;
     int bulk_packets;

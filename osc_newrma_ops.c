@@ -510,8 +510,7 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
     if (op->bytes > threshold) {
         return peer->bulk_packets;
     }
-    if (!peer->rdma_native || NULL == op->rkey ||
-        OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag ||
+    if (!peer->rdma_native || OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag ||
         OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
         return true;
     }

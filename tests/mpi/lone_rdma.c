@@ -10,9 +10,9 @@
  * epoch, sizes 1 B to 32 KiB at odd offsets: a lone PUT, a lone GET, a
  * stream of PUTs and GETs, and (lock_all) a lone PUT right after a flushed
  * stream.  The data is checked after each epoch, and the window's MPI_T
- * counters say which path each op took: EXPECT "rdma" (every lone op
- * closed by a flush or a fence by RDMA, one closed by UNLOCK or COMPLETE
- * and every streamed one as a packet) or "packet" (all as packets).
+ * counters say which path each op took: EXPECT "rdma" (by RDMA every lone
+ * op closed by a flush or a fence, and the streamed GETs of 1 KiB or more
+ * so closed; the rest as packets) or "packet" (all as packets).
  * Usage: lone_rdma FLAVOR EXPECT */
 #include <mpi.h>
 #include <stdbool.h>
