@@ -43,6 +43,11 @@
 #include "osc_newrma_stats.h"
 #include "osc_newrma_base_types.h"
 
+/** Windows of a process whose mailboxes its agent polls; a window created
+ * while this many are open keeps its mailbox closed (its origins send
+ * packets), so the agent's poll stays short. */
+#define OMPI_OSC_NEWRMA_MBOX_WINDOWS 32
+
 /*
  * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_base_mutex.h.)
  *
@@ -154,6 +159,9 @@ struct ompi_osc_newrma_component_t {
     bool lone_rdma;
     /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
+    /** small lone accumulates to a node-local peer of a user-memory window
+     * go through its mailbox in the window's segment */
+    bool mailbox;
     unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
@@ -221,6 +229,10 @@ struct ompi_osc_newrma_component_t {
     /** lock requests queued by the agent in any window (lets the progress
      * callback skip the lock queues when there are none) */
     ompi_osc_newrma_atomic_t lock_waiters;
+    /** windows whose mailbox slots the agent polls (changed only by the
+     * holder of progress_busy: ompi_osc_newrma_agent_acquire) */
+    ompi_osc_newrma_module_t *mbox_windows[OMPI_OSC_NEWRMA_MBOX_WINDOWS];
+    int mbox_nwindows;
     /** async progress thread (osc_newrma_async_progress) */
     opal_thread_t progress_thread;
     int progress_thread_efd;
@@ -417,6 +429,13 @@ struct ompi_osc_newrma_module_t {
     /** creation finished: the agent delivers its packets (until then a peer
      * that left the creation's exchange early has them held) */
     bool built;
+    /** my mailbox slots are open and in component.mbox_windows */
+    bool mbox_polled;
+    /** my small lone accumulates to node-local peers may go through their
+     * mailboxes (the window's segment holds its control part only) */
+    bool mbox_ok;
+    /** accumulates of mine waiting in targets' mailboxes */
+    int mbox_pending;
 
     /* ---- passive target, origin side ---- */
     /** targets locked in PER_TARGET */

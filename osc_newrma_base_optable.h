@@ -88,6 +88,8 @@ struct ompi_osc_newrma_op_t {
     char operand[OMPI_OSC_NEWRMA_ACC_INLINE];
     char compare[OMPI_OSC_NEWRMA_ACC_INLINE];
     char result_inline[OMPI_OSC_NEWRMA_ACC_INLINE];
+    /** the target's mailbox slot that carries it (osc_newrma_mailbox), or NULL */
+    struct ompi_osc_newrma_shm_mbox_t *mbox_slot;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 
@@ -138,6 +140,10 @@ struct ompi_osc_newrma_target_t {
     /** a GET reads the target by RDMA: UNLOCK waits until every op of this
      * element has completed, or another origin could write under the read */
     bool rdma_reads;
+    /** an op waiting in the target's mailbox: nothing else goes to the
+     * target before it is applied (the agent may poll it after packets
+     * sent later) */
+    ompi_osc_newrma_op_t *mbox_op;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
     /** channel of the accumulates in flight (accumulate ordering) */

@@ -435,6 +435,7 @@ static void module_quiesce_agent(ompi_osc_newrma_module_t *module)
     if (!module->built) {
         ompi_osc_newrma_pkt_release_held(module->cid, false);
     }
+    ompi_osc_newrma_agent_mbox_close(module);
     ompi_osc_newrma_agent_release();
 }
 
@@ -445,6 +446,7 @@ static void module_open_to_packets(ompi_osc_newrma_module_t *module)
     ompi_osc_newrma_agent_acquire();
     module->built = true;
     ompi_osc_newrma_pkt_release_held(module->cid, true);
+    ompi_osc_newrma_agent_mbox_open(module);
     ompi_osc_newrma_agent_release();
 }
 
@@ -657,6 +659,9 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
+    /* a segment of the control part only: every peer is in it */
+    module->mbox_ok = OMPI_SUCCESS == ret && module->shm.active && !module->shm.direct &&
+                      component.mailbox;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */

@@ -480,11 +480,8 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
     return count.segments > count.limit;
 }
 
-/* A small op alone at its target (osc_newrma_lone_rdma): nothing queued
- * behind or before it, no aggregated message open, no packet waiting for
- * an RMA_DONE.  A stream of ops is aggregated from its first: the first is
- * kept queued (piggyback_threshold) until the second comes. */
-static bool op_lone(ompi_osc_newrma_target_t *target, const ompi_osc_newrma_op_t *op)
+bool ompi_osc_newrma_op_lone(ompi_osc_newrma_target_t *target,
+                             const ompi_osc_newrma_op_t *op)
 {
     return NULL == target->batch.buf && 0 == target->am_sent &&
            &op->super == opal_list_get_first(&target->ops) &&
@@ -510,7 +507,9 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
     if (op->bytes > threshold) {
         return peer->bulk_packets;
     }
-    if (!peer->rdma_native || OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag ||
+    /* (a lock word is released without a message: nothing to carry it) */
+    if (!peer->rdma_native ||
+        (OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag && NULL == peer->lock) ||
         OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
         return true;
     }
@@ -518,7 +517,7 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
         op->bytes >= component.get_rdma_bytes) {
         return false; /* osc_newrma_get_rdma_bytes */
     }
-    return !(component.lone_rdma && op_lone(target, op));
+    return !(component.lone_rdma && ompi_osc_newrma_op_lone(target, op));
 }
 
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
@@ -798,6 +797,7 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->result_count = a->result_count;
     op->result_dt = a->result_dt;
     op->result_stream = NULL;
+    op->mbox_slot = NULL;
     if (NULL != a->compare_addr) {
         memcpy(op->compare, a->compare_addr, bytes);
     }

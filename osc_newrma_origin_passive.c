@@ -440,8 +440,9 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
     if (target->flush_pending > 0 || (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
         return OMPI_SUCCESS; /* the next round sends the UNLOCK */
     }
-    if (passive_nocheck(module, target->rank)) {
-        /* no lock to release: RMA_DONE only where PUT packets need it */
+    if (passive_nocheck(module, target->rank) || NULL != peer->lock) {
+        /* no lock to release by message (none, or a lock word the caller
+         * releases once this is done): RMA_DONE only where packets need it */
         ret = target->am_sent > 0
                   ? ompi_osc_newrma_pkt_rma_done(module, target, &target->ack_counter)
                   : OMPI_SUCCESS;
@@ -814,8 +815,11 @@ static void passive_finish_target(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_sync_flag_t flag)
 {
     if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
-        /* its UNLOCK (or single op) released the lock */
-        passive_forget_peer(module, target->rank);
+        /* its UNLOCK (or single op) released the lock; a lock word is
+         * released by the caller (passive_release_peer), which needs it */
+        if (NULL == ompi_osc_newrma_peer(module, target->rank)->lock) {
+            passive_forget_peer(module, target->rank);
+        }
         ompi_osc_newrma_pkt_target_release(module, target);
     } else if (target->sync_flag <= flag) {
         /* lazy release: keep the element and its lock state */
@@ -1122,8 +1126,8 @@ static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     opal_atomic_mb(); /* MEM_SYNC: direct accesses before later PROC_SYNCs */
-    if (NULL != peer->lock) {
-        return OMPI_SUCCESS;
+    if (NULL != peer->lock && (module->shm.direct || rank == module->my_rank)) {
+        return OMPI_SUCCESS; /* reached by loads and stores: nothing in flight */
     }
     /* remote completion under every lock type: the target itself may look
      * (a message from us, then MPI_Win_sync) before UNLOCK */

@@ -17,7 +17,9 @@
 #include "osc_newrma.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_ops.h"
+#include "osc_newrma_origin_acc.h"
 #include "osc_newrma_origin_passive.h"
+#include "osc_newrma_target_acc.h"
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_progress.h"
@@ -36,11 +38,30 @@ static bool target_past_threshold(ompi_osc_newrma_module_t *module,
            target->op_count > module->config.piggyback_threshold;
 }
 
+/* On a window that is one node's segment with RMA by UCX, a fence's
+ * barrier lets everyone go before each rank has applied the packets its
+ * FENCE_DONEs cover: a later epoch's op to @p target waits until it has
+ * (an RDMA or a mailbox op would overtake another origin's packets). */
+static bool target_fence_drained(ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_target_t *target)
+{
+    if (!module->shm.whole || !module->shm.active || module->shm.direct ||
+        0 == module->fence.count) {
+        return true;
+    }
+    return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, target->rank) -
+                      (int32_t) module->fence.count) >= 0;
+}
+
 /* May ops of @p target go out now?  Not while the epoch is still being
  * opened: FENCE_ISSUED (other processes may not have entered the fence), or
- * a per-target lock that is not LOCK_GRANTED. */
+ * a per-target lock that is not LOCK_GRANTED; nor while its mailbox holds
+ * an op of mine, or it has not applied the last fence's packets. */
 static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
+    if (NULL != target->mbox_op || !target_fence_drained(module, target)) {
+        return false;
+    }
     switch (module->win_state) {
         case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
         case OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED:
@@ -323,7 +344,7 @@ int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
 int ompi_osc_newrma_make_rma_progress_target(ompi_osc_newrma_module_t *module,
                                              ompi_osc_newrma_target_t *target)
 {
-    int x, y, total = 0;
+    int x, y, total = ompi_osc_newrma_acc_mbox_reap(module);
 
     do {
         x = ompi_osc_newrma_issue_ops_target(module, target, -1);
@@ -399,6 +420,9 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
     int x, y, total;
 
     total = fence_req_check(module);
+    if (total >= 0 && module->mbox_pending > 0) {
+        total += ompi_osc_newrma_acc_mbox_reap(module);
+    }
     if (total >= 0) {
         x = ompi_osc_newrma_pscw_progress(module);
         total = x < 0 ? x : total + x;
@@ -622,6 +646,46 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->table.num_targets;
 }
 
+/* ---- mailboxes: the agent applies what node-local origins posted ---- */
+
+void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module)
+{
+    if (!module->shm.active || module->shm.direct || !component.mailbox ||
+        component.async_progress || component.mbox_nwindows >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
+        return; /* a progress thread sleeps in the kernel: it would not see them */
+    }
+    component.mbox_windows[component.mbox_nwindows++] = module;
+    module->mbox_polled = true;
+    ompi_osc_newrma_shm_mbox_open(module, true);
+}
+
+void ompi_osc_newrma_agent_mbox_close(ompi_osc_newrma_module_t *module)
+{
+    if (!module->mbox_polled) {
+        return;
+    }
+    ompi_osc_newrma_shm_mbox_open(module, false);
+    module->mbox_polled = false;
+    for (int i = 0; i < component.mbox_nwindows; ++i) {
+        if (component.mbox_windows[i] == module) {
+            component.mbox_windows[i] = component.mbox_windows[--component.mbox_nwindows];
+            break;
+        }
+    }
+}
+
+/* By the holder of progress_busy only, which keeps the table still. */
+static int agent_mbox_poll(void)
+{
+    int applied = 0;
+
+    for (int i = 0; i < component.mbox_nwindows; ++i) {
+        applied += ompi_osc_newrma_shm_mbox_poll(component.mbox_windows[i],
+                                                 ompi_osc_newrma_acc_apply_mbox);
+    }
+    return applied;
+}
+
 /* The agent's share of progress: grant queued lock requests of every
  * window (a release by another process may have served their tickets). */
 static int agent_lock_queues(void)
@@ -674,7 +738,10 @@ int ompi_osc_newrma_agent_progress(void)
     if (!opal_atomic_compare_exchange_strong_32(&component.progress_busy, &idle, 1)) {
         return -1;
     }
-    count = ompi_osc_newrma_ucx_progress();
+    /* the mailboxes first: a poll of UCX's worker takes longer than the
+     * slots' whole round trip */
+    count = agent_mbox_poll();
+    count += ompi_osc_newrma_ucx_progress();
     count += ompi_osc_newrma_pkt_process_inbox();
     count += agent_lock_queues();
     opal_atomic_wmb();
@@ -685,6 +752,10 @@ int ompi_osc_newrma_agent_progress(void)
 /* The wait service's agent turn (osc_newrma_base_wait.h). */
 static void agent_turn(ompi_osc_newrma_module_t *module)
 {
+    /* my own mailbox first: a slot's CAS keeps it to one thread */
+    if (module->mbox_polled) {
+        (void) ompi_osc_newrma_shm_mbox_poll(module, ompi_osc_newrma_acc_apply_mbox);
+    }
     if (0 == opal_list_get_size(&component.inbox) &&
         0 != (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY)) {
         return;

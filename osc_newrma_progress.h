@@ -59,6 +59,12 @@ void ompi_osc_newrma_progress_register(void);
 void ompi_osc_newrma_agent_acquire(void);
 void ompi_osc_newrma_agent_release(void);
 
+/** The agent polls @p module's mailbox slots from now on (osc_newrma_mailbox;
+ * not with a progress thread, nor past OMPI_OSC_NEWRMA_MBOX_WINDOWS windows),
+ * or no longer: caller holds the agent (ompi_osc_newrma_agent_acquire). */
+void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module);
+void ompi_osc_newrma_agent_mbox_close(ompi_osc_newrma_module_t *module);
+
 /** The agent's progress: UCX worker, packet inbox, lock queues; skipped
  * (returns -1) while another thread runs it.  No window lock needed. */
 int ompi_osc_newrma_agent_progress(void);

@@ -27,6 +27,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_OPS_RDMA,       /**< UCX put/get */
     OMPI_OSC_NEWRMA_STAT_OPS_PACKET,     /**< active-message packets */
     OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC,     /**< UCX atomics */
+    OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX,    /**< a node-local target's mailbox slot */
     /* operations by kind, in ompi_osc_newrma_op_kind_t order */
     OMPI_OSC_NEWRMA_STAT_OPS_PUT,
     OMPI_OSC_NEWRMA_STAT_OPS_GET,

@@ -192,6 +192,8 @@ static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event
     ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
     if (OMPI_SUCCESS == ret && !module->shm.direct) {
         ret = fence_shm_dones(module, parity);
+        /* origins of the next epoch may now access me directly */
+        ompi_osc_newrma_shm_set_fence_drained(module, (int32_t) module->fence.count);
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_win_state_move(module, event);

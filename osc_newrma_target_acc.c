@@ -63,6 +63,25 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
+int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
+                                   struct ompi_osc_newrma_shm_mbox_t *slot)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    /* osc_newrma_test_fail_packet counts these applications too */
+    if (ompi_osc_newrma_pkt_test_fail()) {
+        return OMPI_ERROR;
+    }
+    hdr.kind = slot->kind;
+    hdr.acc_op = slot->acc_op;
+    hdr.acc_dt = slot->acc_dt;
+    hdr.addr = slot->addr;
+    hdr.len = slot->len;
+    hdr.flags = slot->fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    return ompi_osc_newrma_acc_apply_single(module, &hdr, slot->data,
+                                            slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT);
+}
+
 /* Target side: an ACC packet (agent).  The old values of a fetching one
  * go to a buffer of the transport's pool, not one malloc'd per packet: a
  * chunk is up to 64 KiB, and glibc giving the heap's top back after each

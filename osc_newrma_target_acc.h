@@ -25,6 +25,11 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
                                      const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
                                      char *result);
 
+/** Target side: apply the accumulate of a mailbox slot of mine (the
+ * agent's poll, ompi_osc_newrma_shm_mbox_poll).  @return its status. */
+int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
+                                   struct ompi_osc_newrma_shm_mbox_t *slot);
+
 /** Register the ACC packet handler with the packet layer
  * (component init). */
 void ompi_osc_newrma_acc_register_handlers(void);

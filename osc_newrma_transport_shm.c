@@ -360,11 +360,17 @@ static size_t shm_pscw_stride(int node_size)
                       64, size_t);
 }
 
+/* A rank's mailbox slots (after the PSCW blocks). */
+static size_t shm_mbox_stride(void)
+{
+    return sizeof(ompi_osc_newrma_shm_mbox_t) * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS;
+}
+
 static size_t shm_ctrl_bytes(int node_size)
 {
     return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
                           sizeof(ompi_osc_newrma_shm_barrier_t) +
-                          shm_pscw_stride(node_size) * (size_t) node_size,
+                          (shm_pscw_stride(node_size) + shm_mbox_stride()) * (size_t) node_size,
                       opal_getpagesize(), size_t);
 }
 
@@ -379,10 +385,18 @@ static char *shm_pscw_at(char *seg_base, int node_size)
     return (char *) (shm_barrier_at(seg_base, node_size) + 1);
 }
 
+/* The first rank's mailbox: after the PSCW blocks (64-byte multiples). */
+static ompi_osc_newrma_shm_mbox_t *shm_mbox_at(char *seg_base, int node_size)
+{
+    return (ompi_osc_newrma_shm_mbox_t *) (shm_pscw_at(seg_base, node_size) +
+                                           shm_pscw_stride(node_size) * (size_t) node_size);
+}
+
 static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
 {
     module->shm.barrier = shm_barrier_at(module->shm.seg_base, node_size);
     module->shm.pscw = shm_pscw_at(module->shm.seg_base, node_size);
+    module->shm.mbox = shm_mbox_at(module->shm.seg_base, node_size);
     module->shm.pscw_stride = shm_pscw_stride(node_size);
     module->shm.node_size = node_size;
     module->shm.whole = node_size == module->comm_size;
@@ -399,6 +413,8 @@ static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool cl
     if (clear) {
         memset(&words[node_rank], 0, sizeof(words[node_rank]));
         memset(block, 0, stride);
+        memset(shm_mbox_at(seg_base, node_size) + OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS * node_rank, 0,
+               shm_mbox_stride());
     }
     /* the runtime's copy: getpid() is a system call per window */
     ((ompi_osc_newrma_shm_pscw_t *) block)->pid = (int32_t) ompi_process_info.pid;
@@ -723,6 +739,101 @@ bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
      * starts, which is after this */
     (void) opal_atomic_sub_fetch_32(&mine->completes, n);
     return true;
+}
+
+int32_t ompi_osc_newrma_shm_fence_drained(ompi_osc_newrma_module_t *module, int rank)
+{
+    int32_t count = shm_pscw(module, rank)->fence_drained;
+
+    opal_atomic_rmb(); /* what it applied before is visible after */
+    return count;
+}
+
+void ompi_osc_newrma_shm_set_fence_drained(ompi_osc_newrma_module_t *module, int32_t count)
+{
+    opal_atomic_wmb(); /* the packets applied before it */
+    shm_pscw(module, module->my_rank)->fence_drained = count;
+}
+
+/* ---- mailboxes ---- */
+
+static ompi_osc_newrma_shm_mbox_t *shm_mbox(ompi_osc_newrma_module_t *module, int rank)
+{
+    return module->shm.mbox + OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS * rank;
+}
+
+void ompi_osc_newrma_shm_mbox_open(ompi_osc_newrma_module_t *module, bool open)
+{
+    opal_atomic_wmb();
+    shm_pscw(module, module->my_rank)->mbox_open = open ? 1 : 0;
+}
+
+ompi_osc_newrma_shm_mbox_t *ompi_osc_newrma_shm_mbox_claim(ompi_osc_newrma_module_t *module,
+                                                           int rank)
+{
+    ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, rank);
+
+    if (!shm_pscw(module, rank)->mbox_open) {
+        return NULL;
+    }
+    /* origins start at different slots, so two of them rarely race */
+    for (int i = 0; i < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS; ++i) {
+        ompi_osc_newrma_shm_mbox_t *slot =
+            &slots[(module->my_rank + i) % OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS];
+        int32_t free_state = OMPI_OSC_NEWRMA_SHM_MBOX_FREE;
+
+        if (OMPI_OSC_NEWRMA_SHM_MBOX_FREE == slot->state &&
+            opal_atomic_compare_exchange_strong_32(&slot->state, &free_state,
+                                                   OMPI_OSC_NEWRMA_SHM_MBOX_CLAIMED)) {
+            return slot;
+        }
+    }
+    return NULL;
+}
+
+void ompi_osc_newrma_shm_mbox_post(ompi_osc_newrma_shm_mbox_t *slot)
+{
+    opal_atomic_wmb(); /* the slot's contents before its state */
+    slot->state = OMPI_OSC_NEWRMA_SHM_MBOX_READY;
+}
+
+bool ompi_osc_newrma_shm_mbox_done(ompi_osc_newrma_shm_mbox_t *slot)
+{
+    if (OMPI_OSC_NEWRMA_SHM_MBOX_DONE != slot->state) {
+        return false;
+    }
+    opal_atomic_rmb(); /* the answer after the state */
+    return true;
+}
+
+void ompi_osc_newrma_shm_mbox_free(ompi_osc_newrma_shm_mbox_t *slot)
+{
+    opal_atomic_mb(); /* the answer is read before another origin may write */
+    slot->state = OMPI_OSC_NEWRMA_SHM_MBOX_FREE;
+}
+
+int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_shm_mbox_apply_fn_t apply)
+{
+    ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, module->my_rank);
+    int applied = 0;
+
+    for (int i = 0; i < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS; ++i) {
+        int32_t ready = OMPI_OSC_NEWRMA_SHM_MBOX_READY;
+
+        /* taken by a CAS: threads of this process may poll at once */
+        if (OMPI_OSC_NEWRMA_SHM_MBOX_READY != slots[i].state ||
+            !opal_atomic_compare_exchange_strong_32(&slots[i].state, &ready,
+                                                    OMPI_OSC_NEWRMA_SHM_MBOX_APPLYING)) {
+            continue;
+        }
+        opal_atomic_rmb();
+        slots[i].status = apply(module, &slots[i]);
+        opal_atomic_wmb(); /* the target memory and the answer before DONE */
+        slots[i].state = OMPI_OSC_NEWRMA_SHM_MBOX_DONE;
+        applied++;
+    }
+    return applied;
 }
 
 /* ---- copies into a node-local peer's private memory ---- */

@@ -18,6 +18,7 @@
 
 #include "opal/mca/shmem/shmem.h"
 
+#include "osc_newrma_base_lockword.h"
 #include "osc_newrma_base_types.h"
 
 struct ompi_communicator_t;
@@ -43,8 +44,57 @@ typedef struct {
     /** FENCE_DONE packets sent to this rank by the fence of each parity
      * (windows whose RMA is not direct: ompi_osc_newrma_shm_fence_announce) */
     volatile int32_t fence_owed[2];
+    /** the last fence whose FENCE_DONEs this rank has all applied (its
+     * fence count): a direct access of the next epoch (RDMA, cross-memory
+     * copy, mailbox) must not overtake another origin's packets */
+    volatile int32_t fence_drained;
+    /** this rank's agent polls its mailbox slots (ompi_osc_newrma_shm_mbox_t) */
+    volatile int32_t mbox_open;
     volatile int64_t posted[];
 } ompi_osc_newrma_shm_pscw_t;
+
+/** Mailbox slots per rank (a window whose memory is the user's): a
+ * node-local origin hands the target's agent one small accumulate through
+ * shared memory instead of a UCX message; more origins at once than slots
+ * take the packet path. */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS 2
+/** operand bytes a slot carries: a CAS's two operands and the old values
+ * fit its data area */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_BYTES 32
+
+typedef enum {
+    OMPI_OSC_NEWRMA_SHM_MBOX_FREE = 0,
+    /** an origin is filling it */
+    OMPI_OSC_NEWRMA_SHM_MBOX_CLAIMED,
+    /** filled: the target's agent may take it */
+    OMPI_OSC_NEWRMA_SHM_MBOX_READY,
+    /** the agent is applying it */
+    OMPI_OSC_NEWRMA_SHM_MBOX_APPLYING,
+    /** applied (status, old values set): the origin reads and frees it */
+    OMPI_OSC_NEWRMA_SHM_MBOX_DONE
+} ompi_osc_newrma_shm_mbox_state_t;
+
+/** One mailbox slot: two cache lines, owned by its target's block. */
+typedef struct ompi_osc_newrma_shm_mbox_t {
+    volatile int32_t state;
+    /** OMPI_SUCCESS, or why the target could not apply it */
+    int32_t status;
+    /** the op: kind, reduction and element type as in an ACC packet */
+    uint8_t kind;
+    uint8_t fetch;
+    uint16_t acc_op;
+    uint16_t acc_dt;
+    uint16_t len;
+    /** the target address */
+    uint64_t addr;
+    /** operands (len bytes), a CAS's compare value (len bytes), then the
+     * old values the target stores for a fetching op (len bytes) */
+    char data[3 * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES + 8];
+} ompi_osc_newrma_shm_mbox_t;
+_Static_assert(sizeof(ompi_osc_newrma_shm_mbox_t) == 128, "a mailbox slot is two cache lines");
+
+/** where the agent stores a fetching op's old values in the slot's data */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_RESULT (2 * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES)
 
 typedef struct {
     /** a segment is attached */
@@ -56,6 +106,8 @@ typedef struct {
     /** the PSCW blocks, @p pscw_stride bytes apart (window rank order) */
     char *pscw;
     size_t pscw_stride;
+    /** the mailbox slots, OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS per window rank */
+    ompi_osc_newrma_shm_mbox_t *mbox;
     int node_size;
     /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
     bool direct;
@@ -163,6 +215,42 @@ int32_t ompi_osc_newrma_shm_fence_owed(ompi_osc_newrma_module_t *module, int par
 void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target);
 /** @p n completes reached me: consume them and return true. */
 bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n);
+
+/** @p rank's lock word in a segment at @p seg_base (the words come first,
+ * one per node rank). */
+static inline ompi_osc_newrma_lockword_t *ompi_osc_newrma_shm_lock_word(char *seg_base, int rank)
+{
+    return (ompi_osc_newrma_lockword_t *) seg_base + rank;
+}
+
+/** The last fence of which @p rank has applied every packet (its
+ * fence_drained), and mine, set when my fence has taken its FENCE_DONEs. */
+int32_t ompi_osc_newrma_shm_fence_drained(ompi_osc_newrma_module_t *module, int rank);
+void ompi_osc_newrma_shm_set_fence_drained(ompi_osc_newrma_module_t *module, int32_t count);
+
+/*
+ * Mailboxes.  The target opens its slots once its agent polls them and
+ * closes them before the window goes; an origin claims a free slot of an
+ * open mailbox, fills it and posts it; the agent applies it and marks it
+ * DONE; the origin takes the answer and frees the slot.
+ */
+void ompi_osc_newrma_shm_mbox_open(ompi_osc_newrma_module_t *module, bool open);
+/** A free slot of @p rank's mailbox, now CLAIMED by me, or NULL (closed, or
+ * every slot in use). */
+ompi_osc_newrma_shm_mbox_t *ompi_osc_newrma_shm_mbox_claim(ompi_osc_newrma_module_t *module,
+                                                           int rank);
+/** The slot is filled: the target may apply it. */
+void ompi_osc_newrma_shm_mbox_post(ompi_osc_newrma_shm_mbox_t *slot);
+/** The slot was applied: its status and old values may be read. */
+bool ompi_osc_newrma_shm_mbox_done(ompi_osc_newrma_shm_mbox_t *slot);
+void ompi_osc_newrma_shm_mbox_free(ompi_osc_newrma_shm_mbox_t *slot);
+
+/** How the agent applies a posted slot: returns the status the origin reads. */
+typedef int (*ompi_osc_newrma_shm_mbox_apply_fn_t)(ompi_osc_newrma_module_t *module,
+                                                   ompi_osc_newrma_shm_mbox_t *slot);
+/** Apply every posted slot of my mailbox with @p apply.  @return how many. */
+int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_shm_mbox_apply_fn_t apply);
 
 /**
  * Copy @p len bytes between @p local and address @p remote of process

@@ -12,7 +12,10 @@
  * stream.  The data is checked after each epoch, and the window's MPI_T
  * counters say which path each op took: EXPECT "rdma" (by RDMA every lone
  * op closed by a flush or a fence, and the streamed GETs of 1 KiB or more
- * so closed; the rest as packets) or "packet" (all as packets).
+ * so closed; the rest as packets), "rdmalock" (the same, and lone ops
+ * closed by UNLOCK by RDMA too: a window all on one node, whose lock words
+ * are in its segment and released without a message) or "packet" (all as
+ * packets).
  * Usage: lone_rdma FLAVOR EXPECT */
 #include <mpi.h>
 #include <stdbool.h>
@@ -35,37 +38,8 @@ static const char *const path_names[NPATH] = {"osc_newrma_win_ops_rdma",
                                               "osc_newrma_win_ops_packet"};
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle path_h[NPATH];
-static int nprocs, right, left, expect_rdma;
+static int nprocs, right, left, expect_rdma, expect_lock_rdma;
 static unsigned char *origin, *got, *mine;
-
-static void pvars_bind(MPI_Win *win)
-{
-    int num, count, bind, verbosity, cls, readonly, continuous, atomic, name_len, desc_len;
-    char name[256], desc[1024];
-    MPI_Datatype dt;
-    MPI_T_enum et;
-
-    MPI_T_pvar_get_num(&num);
-    for (int p = 0; p < NPATH; ++p) {
-        int found = -1;
-
-        for (int i = 0; i < num && found < 0; ++i) {
-            name_len = sizeof(name);
-            desc_len = sizeof(desc);
-            if (MPI_SUCCESS == MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &et,
-                                                   desc, &desc_len, &bind, &readonly,
-                                                   &continuous, &atomic) &&
-                0 == strcmp(name, path_names[p])) {
-                found = i;
-            }
-        }
-        if (found < 0) {
-            mtest_error("performance variable %s not found", path_names[p]);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        MPI_CHECK(MPI_T_pvar_handle_alloc(session, found, win, &path_h[p], &count));
-    }
-}
 
 static void paths_read(unsigned long long *v)
 {
@@ -162,8 +136,10 @@ static void lone_epoch(mtest_win_t *w, int sync, size_t n, bool get, uint32_t se
     mtest_op_end(w->win, sync, right);
     mtest_epoch_end(w->win, sync);
     /* not when UNLOCK (lock mode) or COMPLETE closes the epoch: one message
-     * carries the op and the closing packet */
-    rdma = expect_rdma && (MTEST_SYNC_FENCE == sync || MTEST_SYNC_LOCKALL == sync);
+     * carries the op and the closing packet; but a lock word in the
+     * window's segment is released without a message (EXPECT "rdmalock") */
+    rdma = expect_rdma && (MTEST_SYNC_FENCE == sync || MTEST_SYNC_LOCKALL == sync ||
+                           (MTEST_SYNC_LOCK == sync && expect_lock_rdma));
     paths_expect(before, rdma, !rdma, get ? "lone GET" : "lone PUT", sync, n);
     if (get) {
         check(got, n, seed | 0x80 | (uint32_t) right, "lone GET", sync);
@@ -234,7 +210,8 @@ int main(int argc, char **argv)
     setenv("OMPI_MCA_osc_newrma_piggyback_threshold", "1", 0);
     setenv("OMPI_MCA_osc_newrma_get_rdma_bytes", "1024", 0);
     mtest_init(&argc, &argv);
-    expect_rdma = argc > 2 && 0 == strcmp(argv[2], "rdma");
+    expect_lock_rdma = argc > 2 && 0 == strcmp(argv[2], "rdmalock");
+    expect_rdma = expect_lock_rdma || (argc > 2 && 0 == strcmp(argv[2], "rdma"));
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
@@ -244,7 +221,7 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     MPI_CHECK(MPI_T_pvar_session_create(&session));
     mtest_win_create(&w, flavor, WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
-    pvars_bind(&w.win);
+    mtest_pvars_bind(session, path_names, NPATH, &w.win, path_h);
 
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
         for (size_t k = 0; k < sizeof(syncs) / sizeof(syncs[0]); ++k) {

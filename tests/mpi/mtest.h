@@ -110,9 +110,9 @@ static void mtest_threads_run(int n, void *(*fn)(void *), const int *errors)
 
 /* Before MPI_Init: rank 1 fails the Nth packet it applies (argv[1],
  * default 1: the component's test hook osc_newrma_test_fail_packet);
- * returns N.  Every small PUT and GET is a packet, even one alone at its
- * target (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes), so that the
- * packets keep their numbers. */
+ * returns N.  Every small PUT, GET and accumulate is a packet, even one
+ * alone at its target (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes,
+ * osc_newrma_mailbox), so that the packets keep their numbers. */
 static int mtest_fail_packet_hook(int argc, char **argv)
 {
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
@@ -120,6 +120,7 @@ static int mtest_fail_packet_hook(int argc, char **argv)
 
     setenv("OMPI_MCA_osc_newrma_lone_rdma", "0", 0);
     setenv("OMPI_MCA_osc_newrma_get_rdma_bytes", "0", 0);
+    setenv("OMPI_MCA_osc_newrma_mailbox", "0", 0);
 
     if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_at, 1);
@@ -150,6 +151,38 @@ static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win 
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     (*base)[0] = -1, (*base)[1] = (*base)[2] = 0;
     return fail_at;
+}
+
+/* Bind the performance variables @p names (@p n of them) to @p win in
+ * @p session; aborts when one does not exist. */
+static void mtest_pvars_bind(MPI_T_pvar_session session, const char *const *names, int n,
+                             MPI_Win *win, MPI_T_pvar_handle *handles)
+{
+    int num, count, bind, verbosity, cls, readonly, continuous, atomic, name_len, desc_len;
+    char name[256], desc[1024];
+    MPI_Datatype dt;
+    MPI_T_enum et;
+
+    MPI_T_pvar_get_num(&num);
+    for (int p = 0; p < n; ++p) {
+        int found = -1;
+
+        for (int i = 0; i < num && found < 0; ++i) {
+            name_len = sizeof(name);
+            desc_len = sizeof(desc);
+            if (MPI_SUCCESS == MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &et,
+                                                   desc, &desc_len, &bind, &readonly,
+                                                   &continuous, &atomic) &&
+                0 == strcmp(name, names[p])) {
+                found = i;
+            }
+        }
+        if (found < 0) {
+            mtest_error("performance variable %s not found", names[p]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_CHECK(MPI_T_pvar_handle_alloc(session, found, win, &handles[p], &count));
+    }
 }
 
 static int mtest_finalize(void)

@@ -1,0 +1,384 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/* Small accumulates on windows of user memory (create, dynamic): one alone
+ * at a node-local target goes through the target's mailbox in the window's
+ * segment (osc_newrma_mailbox), which its agent polls; anything else as
+ * packets.  Usage: acc_mailbox FLAVOR MODE, MODE one of
+ *   mailbox  every lone op of at most 32 bytes goes by the mailbox (the
+ *            shm path): the window's MPI_T counters say so;
+ *   packet   none does (the UCX path, no segment);
+ *   off      none does, with osc_newrma_mailbox 0 (set here);
+ *   fail     rank 1's agent fails the first op it applies
+ *            (osc_newrma_test_fail_packet 1): the origin's flush returns
+ *            MPI_ERR_OTHER through the window's handler, the window stays
+ *            usable and the op after it is right.
+ * Each rank runs every case to its right neighbour, alone, under lock_all
+ * + flush, fence and PSCW, checking old values and the target's memory: a
+ * SUM of int64, REPLACE of int8, NO_OP of int16 (GET_ACCUMULATE), FETCH_AND_OP
+ * of double, COMPARE_AND_SWAP of int32, MAXLOC of MPI_DOUBLE_INT, SUM of long
+ * double, SUM of 4 and of 5 int64 (40 bytes: too large, a packet).  Then,
+ * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
+ * origins than slots: the rest go as packets) with exact totals, and an
+ * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
+ * same element, which must land after it. */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define SLOT     64 /* bytes of window per case */
+#define NCASE    9
+#define CONTEND  (NCASE * SLOT)
+#define WIN_BYTES (CONTEND + 4 * SLOT)
+#define ROUNDS   200
+
+enum { MAILBOX, PACKET, NPATH };
+static const char *const path_names[NPATH] = {"osc_newrma_win_ops_mailbox",
+                                              "osc_newrma_win_ops_packet"};
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle path_h[NPATH];
+static int nprocs, right, left;
+static mtest_win_t w;
+
+typedef struct {
+    double v;
+    int i;
+} dint_t;
+
+static unsigned long long path_count(int p)
+{
+    unsigned long long v;
+
+    MPI_CHECK(MPI_T_pvar_read(session, path_h[p], &v));
+    return v;
+}
+
+static MPI_Aint disp(int rank, size_t offset)
+{
+    return w.disp0[rank] + (MPI_Aint) offset;
+}
+
+/* What case @c leaves in the target's slot (as initialized by init_slot)
+ * and what it fetches; each case's slot starts as init_slot wrote it. */
+static void init_slot(int c, unsigned char *slot, int owner)
+{
+    memset(slot, 0, SLOT);
+    switch (c) {
+        case 0: *(int64_t *) slot = 1000 + owner; break;
+        case 1: *(int8_t *) slot = (int8_t) (-3 - owner); break;
+        case 2: *(int16_t *) slot = (int16_t) (7000 + owner); break;
+        case 3: *(double *) slot = 0.5 + owner; break;
+        case 4: *(int32_t *) slot = 42 + owner; break;
+        case 5: ((dint_t *) slot)->v = 2.0, ((dint_t *) slot)->i = owner; break;
+        case 6: *(long double *) slot = 1.25L + owner; break;
+        default:
+            for (int i = 0; i < 5; ++i) {
+                ((int64_t *) slot)[i] = 10 * i + owner;
+            }
+    }
+}
+
+/* Origin buffers: they must stay valid until the op completes. */
+static int64_t i64[5];
+static int8_t i8;
+static double d;
+static int32_t cas_new, cas_cmp;
+static dint_t di;
+static long double ld;
+
+/* Issue case @c to @target (origin data from rank @me); @result gets old values. */
+static int issue_case(int c, int target, int me, unsigned char *result)
+{
+    MPI_Win win = w.win;
+    size_t at = (size_t) c * SLOT;
+
+    for (int i = 0; i < 5; ++i) {
+        i64[i] = i + 1;
+    }
+    i8 = (int8_t) (me + 1);
+    d = 1.5;
+    cas_new = 100 + me;
+    cas_cmp = 42 + target;
+    di.v = 3.0;
+    di.i = me;
+    ld = 0.75L;
+    switch (c) {
+        case 0:
+            return MPI_Accumulate(i64, 1, MPI_INT64_T, target, disp(target, at), 1, MPI_INT64_T,
+                                  MPI_SUM, win);
+        case 1:
+            return MPI_Accumulate(&i8, 1, MPI_INT8_T, target, disp(target, at), 1, MPI_INT8_T,
+                                  MPI_REPLACE, win);
+        case 2:
+            return MPI_Get_accumulate(NULL, 0, MPI_INT16_T, result, 1, MPI_INT16_T, target,
+                                      disp(target, at), 1, MPI_INT16_T, MPI_NO_OP, win);
+        case 3:
+            return MPI_Fetch_and_op(&d, result, MPI_DOUBLE, target, disp(target, at), MPI_SUM,
+                                    win);
+        case 4:
+            return MPI_Compare_and_swap(&cas_new, &cas_cmp, result, MPI_INT32_T, target,
+                                        disp(target, at), win);
+        case 5:
+            return MPI_Get_accumulate(&di, 1, MPI_DOUBLE_INT, result, 1, MPI_DOUBLE_INT, target,
+                                      disp(target, at), 1, MPI_DOUBLE_INT, MPI_MAXLOC, win);
+        case 6:
+            return MPI_Accumulate(&ld, 1, MPI_LONG_DOUBLE, target, disp(target, at), 1,
+                                  MPI_LONG_DOUBLE, MPI_SUM, win);
+        case 7:
+            return MPI_Accumulate(i64, 4, MPI_INT64_T, target, disp(target, at), 4, MPI_INT64_T,
+                                  MPI_SUM, win);
+        default:
+            return MPI_Accumulate(i64, 5, MPI_INT64_T, target, disp(target, at), 5, MPI_INT64_T,
+                                  MPI_SUM, win);
+    }
+}
+
+/* The fetched old values of case @c (issued by @origin to @target). */
+static void check_result(int c, const unsigned char *result, int target, const char *sync)
+{
+    switch (c) {
+        case 2:
+            MTEST_CHECK(*(const int16_t *) result == 7000 + target, "%s: NO_OP fetched %d", sync,
+                        *(const int16_t *) result);
+            break;
+        case 3:
+            MTEST_CHECK(*(const double *) result == 0.5 + target, "%s: FOP fetched %g", sync,
+                        *(const double *) result);
+            break;
+        case 4:
+            MTEST_CHECK(*(const int32_t *) result == 42 + target, "%s: CAS fetched %d", sync,
+                        *(const int32_t *) result);
+            break;
+        case 5:
+            MTEST_CHECK(((const dint_t *) result)->v == 2.0 && ((const dint_t *) result)->i == target,
+                        "%s: MAXLOC fetched (%g, %d)", sync, ((const dint_t *) result)->v,
+                        ((const dint_t *) result)->i);
+            break;
+        default:
+            break;
+    }
+}
+
+/* My slot of case @c after my left neighbour's op. */
+static void check_slot(int c, const unsigned char *slot, const char *sync)
+{
+    int me = mtest_rank;
+    bool ok;
+
+    switch (c) {
+        case 0: ok = *(const int64_t *) slot == 1000 + me + 1; break;
+        case 1: ok = *(const int8_t *) slot == (int8_t) (left + 1); break;
+        case 2: ok = *(const int16_t *) slot == 7000 + me; break;
+        case 3: ok = *(const double *) slot == 2.0 + me; break;
+        case 4: ok = *(const int32_t *) slot == 100 + left; break;
+        case 5:
+            ok = ((const dint_t *) slot)->v == 3.0 && ((const dint_t *) slot)->i == left;
+            break;
+        case 6: ok = *(const long double *) slot == 2.0L + me; break;
+        default:
+            ok = true;
+            for (int i = 0; i < (7 == c ? 4 : 5); ++i) {
+                ok &= ((const int64_t *) slot)[i] == 10 * i + me + i + 1;
+            }
+            ok &= 8 == c || ((const int64_t *) slot)[4] == 40 + me;
+    }
+    MTEST_CHECK(ok, "%s: case %d left a wrong value in rank %d's window (first bytes %016llx)",
+                sync, c, me, *(const unsigned long long *) slot);
+}
+
+static void slots_reset(void)
+{
+    unsigned char slot[SLOT];
+
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mtest_rank, 0, w.win));
+    for (int c = 0; c < NCASE; ++c) {
+        init_slot(c, slot, mtest_rank);
+        memcpy(w.base + c * SLOT, slot, SLOT);
+    }
+    memset(w.base + CONTEND, 0, 4 * SLOT);
+    MPI_CHECK(MPI_Win_unlock(mtest_rank, w.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void slots_check(const char *sync)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, mtest_rank, 0, w.win));
+    for (int c = 0; c < NCASE; ++c) {
+        check_slot(c, (const unsigned char *) w.base + c * SLOT, sync);
+    }
+    MPI_CHECK(MPI_Win_unlock(mtest_rank, w.win));
+}
+
+/* Every case alone to my right neighbour in @sync epochs ("lockall",
+ * "fence", "pscw"); @return how many should use the mailbox. */
+static int run_cases(const char *sync)
+{
+    unsigned char result[SLOT];
+    MPI_Group group, peers;
+    int lone = 0;
+
+    slots_reset();
+    MPI_Win_get_group(w.win, &group);
+    for (int c = 0; c < NCASE; ++c) {
+        memset(result, 0xAB, sizeof(result));
+        if (0 == strcmp(sync, "lockall")) {
+            MPI_CHECK(MPI_Win_lock_all(0, w.win));
+            MPI_CHECK(issue_case(c, right, mtest_rank, result));
+            MPI_CHECK(MPI_Win_flush(right, w.win));
+            MPI_CHECK(MPI_Win_unlock_all(w.win));
+        } else if (0 == strcmp(sync, "fence")) {
+            MPI_CHECK(MPI_Win_fence(0, w.win));
+            MPI_CHECK(issue_case(c, right, mtest_rank, result));
+            MPI_CHECK(MPI_Win_fence(0, w.win));
+        } else {
+            /* my left neighbour accesses me, I access my right one */
+            MPI_Group_incl(group, 1, &left, &peers);
+            MPI_CHECK(MPI_Win_post(peers, 0, w.win));
+            MPI_Group_free(&peers);
+            MPI_Group_incl(group, 1, &right, &peers);
+            MPI_CHECK(MPI_Win_start(peers, 0, w.win));
+            MPI_Group_free(&peers);
+            MPI_CHECK(issue_case(c, right, mtest_rank, result));
+            MPI_CHECK(MPI_Win_complete(w.win));
+            MPI_CHECK(MPI_Win_wait(w.win));
+        }
+        check_result(c, result, right, sync);
+        lone += c < NCASE - 1;
+    }
+    MPI_Group_free(&group);
+    slots_check(sync);
+    return lone;
+}
+
+/* Every rank at once on rank 0: FOP increments, CAS increments, and a
+ * fetching request then a REPLACE to the same element. */
+static void run_contended(void)
+{
+    int64_t one = 1, old, seen, want, next, last = -1;
+    MPI_Request req;
+
+    slots_reset();
+    MPI_CHECK(MPI_Win_lock_all(0, w.win));
+    for (int i = 0; i < ROUNDS; ++i) {
+        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, disp(0, CONTEND), MPI_SUM, w.win));
+        MPI_CHECK(MPI_Win_flush(0, w.win));
+        MTEST_CHECK(old >= 0 && old < (int64_t) nprocs * ROUNDS, "FOP fetched %lld",
+                    (long long) old);
+        seen = 0;
+        do { /* increment by CAS, retrying on another origin's change */
+            want = seen;
+            next = want + 1;
+            MPI_CHECK(MPI_Compare_and_swap(&next, &want, &seen, MPI_INT64_T, 0,
+                                           disp(0, CONTEND + SLOT), w.win));
+            MPI_CHECK(MPI_Win_flush(0, w.win));
+        } while (seen != want);
+        /* ordered after the request's op, which is in a mailbox or a packet */
+        next = 1000000 * (mtest_rank + 1) + i;
+        MPI_CHECK(MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, 0,
+                                      disp(0, CONTEND + 2 * SLOT + 8 * mtest_rank % SLOT), 1,
+                                      MPI_INT64_T, MPI_SUM, w.win, &req));
+        MPI_CHECK(MPI_Accumulate(&next, 1, MPI_INT64_T, 0,
+                                 disp(0, CONTEND + 2 * SLOT + 8 * mtest_rank % SLOT), 1,
+                                 MPI_INT64_T, MPI_REPLACE, w.win));
+        MPI_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_CHECK(MPI_Win_flush(0, w.win));
+        MTEST_CHECK(old == last + (i > 0 ? 0 : 1) || (0 == i && 0 == old),
+                    "round %d: the fetching op saw %lld after the REPLACE of %lld", i,
+                    (long long) old, (long long) last);
+        last = next;
+    }
+    MPI_CHECK(MPI_Win_unlock_all(w.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == mtest_rank) {
+        int64_t fops, cas, mine[8];
+
+        mtest_local_load(&w, CONTEND, &fops, sizeof(fops));
+        mtest_local_load(&w, CONTEND + SLOT, &cas, sizeof(cas));
+        mtest_local_load(&w, CONTEND + 2 * SLOT, mine, sizeof(mine));
+        MTEST_CHECK(fops == (int64_t) nprocs * ROUNDS, "FOP total %lld, expected %lld",
+                    (long long) fops, (long long) nprocs * ROUNDS);
+        MTEST_CHECK(cas == (int64_t) nprocs * ROUNDS, "CAS total %lld, expected %lld",
+                    (long long) cas, (long long) nprocs * ROUNDS);
+        for (int r = 0; r < nprocs && r < 8; ++r) {
+            MTEST_CHECK(mine[r] == 1000000 * (r + 1) + ROUNDS - 1,
+                        "rank %d's REPLACE left %lld", r, (long long) mine[r]);
+        }
+    }
+}
+
+/* Rank 1 fails the first op its agent applies: rank 0's flush says so. */
+static void run_fail(void)
+{
+    int64_t one = 1, old = -1;
+    int rc;
+
+    slots_reset();
+    MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
+    if (0 == mtest_rank) {
+        MPI_CHECK(MPI_Win_lock_all(0, w.win));
+        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
+        rc = MPI_Win_flush(1, w.win);
+        mtest_expect_class(rc, MPI_ERR_OTHER, MPI_ERR_OTHER, "flush of a failed mailbox op");
+        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
+        MPI_CHECK(MPI_Win_flush(1, w.win));
+        MTEST_CHECK(old == 1001, "after the failure: fetched %lld, expected 1001",
+                    (long long) old);
+        MPI_CHECK(MPI_Win_unlock_all(w.win));
+        MTEST_CHECK(path_count(MAILBOX) == 2, "%llu ops by the mailbox, expected 2",
+                    path_count(MAILBOX));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 2 ? argv[2] : "mailbox";
+    const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
+    const char *syncs[] = {"lockall", "fence", "pscw"};
+    int provided;
+
+    if (0 == strcmp(mode, "off")) {
+        setenv("OMPI_MCA_osc_newrma_mailbox", "0", 1);
+    }
+    if (0 == strcmp(mode, "fail") && NULL != rank_env && 0 == strcmp(rank_env, "1")) {
+        setenv("OMPI_MCA_osc_newrma_test_fail_packet", "1", 1);
+    }
+    mtest_init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_T_pvar_session_create(&session);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    right = (mtest_rank + 1) % nprocs;
+    left = (mtest_rank + nprocs - 1) % nprocs;
+    mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, MPI_INFO_NULL,
+                     MPI_COMM_WORLD);
+    mtest_pvars_bind(session, path_names, NPATH, &w.win, path_h);
+    if (0 == strcmp(mode, "fail")) {
+        run_fail();
+    } else {
+        for (int s = 0; s < 3; ++s) {
+            unsigned long long before = path_count(MAILBOX), by_mailbox;
+            int lone = run_cases(syncs[s]);
+
+            by_mailbox = path_count(MAILBOX) - before;
+            MTEST_CHECK(by_mailbox == (0 == strcmp(mode, "mailbox") ? (unsigned long long) lone : 0),
+                        "%s: %llu ops by the mailbox, expected %d", syncs[s], by_mailbox,
+                        0 == strcmp(mode, "mailbox") ? lone : 0);
+        }
+        run_contended();
+        MTEST_CHECK(0 != strcmp(mode, "mailbox") || path_count(MAILBOX) > 0,
+                    "no op went by the mailbox");
+    }
+    MPI_T_pvar_handle_free(session, &path_h[MAILBOX]);
+    MPI_T_pvar_handle_free(session, &path_h[PACKET]);
+    MPI_T_pvar_session_free(&session);
+    mtest_win_free(&w);
+    MPI_T_finalize();
+    return mtest_finalize();
+}
