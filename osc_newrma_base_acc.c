@@ -476,6 +476,25 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     return true;
 }
 
+bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
+                                    const char *value, const char *compare, char *result,
+                                    volatile int32_t *lock)
+{
+    size_t size;
+
+    if (!acc_lock_free(basic)) {
+        return false;
+    }
+    ompi_datatype_type_size(basic, &size);
+    acc_lock(lock);
+    memcpy(result, target, size);
+    if (0 == memcmp(target, compare, size)) {
+        memcpy(target, value, size);
+    }
+    acc_unlock(lock);
+    return true;
+}
+
 static int acc_apply_plain(acc_walk_t *w)
 {
     const ompi_osc_newrma_acc_apply_t *a = w->a;

@@ -72,6 +72,29 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     if (ompi_osc_newrma_pkt_test_fail()) {
         return OMPI_ERROR;
     }
+    /* the plain rule's common case without the datatype walk: about 600
+     * instructions of a one-element FETCH_AND_OP's 700 went there */
+    if (ompi_osc_newrma_acc_plain(module)) {
+        ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+        ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+        char *target = (char *) (uintptr_t) slot->addr;
+
+        if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind && NULL != basic &&
+            MPI_DATATYPE_NULL != basic && slot->len <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES / 2 &&
+            ompi_osc_newrma_acc_cas_contig(basic, target, slot->data, slot->data + slot->len,
+                                           slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT,
+                                           &module->my_lock->acc_lock)) {
+            return OMPI_SUCCESS;
+        }
+        if (NULL != basic && MPI_DATATYPE_NULL != basic && NULL != op && MPI_OP_NULL != op &&
+            ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
+                                       target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : slot->data,
+                                       slot->fetch ? slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT
+                                                   : NULL,
+                                       slot->len, &module->my_lock->acc_lock)) {
+            return OMPI_SUCCESS;
+        }
+    }
     hdr.kind = slot->kind;
     hdr.acc_op = slot->acc_op;
     hdr.acc_dt = slot->acc_dt;

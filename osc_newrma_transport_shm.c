@@ -360,10 +360,12 @@ static size_t shm_pscw_stride(int node_size)
                       64, size_t);
 }
 
-/* A rank's mailbox slots (after the PSCW blocks). */
+/* A rank's line of what origins read and its mailbox slots (after the
+ * PSCW blocks). */
 static size_t shm_mbox_stride(void)
 {
-    return sizeof(ompi_osc_newrma_shm_mbox_t) * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS;
+    return sizeof(ompi_osc_newrma_shm_rank_t) +
+           sizeof(ompi_osc_newrma_shm_mbox_t) * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS;
 }
 
 static size_t shm_ctrl_bytes(int node_size)
@@ -385,11 +387,11 @@ static char *shm_pscw_at(char *seg_base, int node_size)
     return (char *) (shm_barrier_at(seg_base, node_size) + 1);
 }
 
-/* The first rank's mailbox: after the PSCW blocks (64-byte multiples). */
-static ompi_osc_newrma_shm_mbox_t *shm_mbox_at(char *seg_base, int node_size)
+/* The first rank's line and mailbox: after the PSCW blocks (64-byte
+ * multiples). */
+static char *shm_mbox_at(char *seg_base, int node_size)
 {
-    return (ompi_osc_newrma_shm_mbox_t *) (shm_pscw_at(seg_base, node_size) +
-                                           shm_pscw_stride(node_size) * (size_t) node_size);
+    return shm_pscw_at(seg_base, node_size) + shm_pscw_stride(node_size) * (size_t) node_size;
 }
 
 static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
@@ -413,7 +415,7 @@ static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool cl
     if (clear) {
         memset(&words[node_rank], 0, sizeof(words[node_rank]));
         memset(block, 0, stride);
-        memset(shm_mbox_at(seg_base, node_size) + OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS * node_rank, 0,
+        memset(shm_mbox_at(seg_base, node_size) + shm_mbox_stride() * (size_t) node_rank, 0,
                shm_mbox_stride());
     }
     /* the runtime's copy: getpid() is a system call per window */
@@ -741,9 +743,14 @@ bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
     return true;
 }
 
+static ompi_osc_newrma_shm_rank_t *shm_rank(ompi_osc_newrma_module_t *module, int rank)
+{
+    return (ompi_osc_newrma_shm_rank_t *) (module->shm.mbox + shm_mbox_stride() * (size_t) rank);
+}
+
 int32_t ompi_osc_newrma_shm_fence_drained(ompi_osc_newrma_module_t *module, int rank)
 {
-    int32_t count = shm_pscw(module, rank)->fence_drained;
+    int32_t count = shm_rank(module, rank)->fence_drained;
 
     opal_atomic_rmb(); /* what it applied before is visible after */
     return count;
@@ -752,20 +759,20 @@ int32_t ompi_osc_newrma_shm_fence_drained(ompi_osc_newrma_module_t *module, int 
 void ompi_osc_newrma_shm_set_fence_drained(ompi_osc_newrma_module_t *module, int32_t count)
 {
     opal_atomic_wmb(); /* the packets applied before it */
-    shm_pscw(module, module->my_rank)->fence_drained = count;
+    shm_rank(module, module->my_rank)->fence_drained = count;
 }
 
 /* ---- mailboxes ---- */
 
 static ompi_osc_newrma_shm_mbox_t *shm_mbox(ompi_osc_newrma_module_t *module, int rank)
 {
-    return module->shm.mbox + OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS * rank;
+    return (ompi_osc_newrma_shm_mbox_t *) (shm_rank(module, rank) + 1);
 }
 
 void ompi_osc_newrma_shm_mbox_open(ompi_osc_newrma_module_t *module, bool open)
 {
     opal_atomic_wmb();
-    shm_pscw(module, module->my_rank)->mbox_open = open ? 1 : 0;
+    shm_rank(module, module->my_rank)->mbox_open = open ? 1 : 0;
 }
 
 ompi_osc_newrma_shm_mbox_t *ompi_osc_newrma_shm_mbox_claim(ompi_osc_newrma_module_t *module,
@@ -773,7 +780,7 @@ ompi_osc_newrma_shm_mbox_t *ompi_osc_newrma_shm_mbox_claim(ompi_osc_newrma_modul
 {
     ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, rank);
 
-    if (!shm_pscw(module, rank)->mbox_open) {
+    if (!shm_rank(module, rank)->mbox_open) {
         return NULL;
     }
     /* origins start at different slots, so two of them rarely race */

@@ -44,12 +44,6 @@ typedef struct {
     /** FENCE_DONE packets sent to this rank by the fence of each parity
      * (windows whose RMA is not direct: ompi_osc_newrma_shm_fence_announce) */
     volatile int32_t fence_owed[2];
-    /** the last fence whose FENCE_DONEs this rank has all applied (its
-     * fence count): a direct access of the next epoch (RDMA, cross-memory
-     * copy, mailbox) must not overtake another origin's packets */
-    volatile int32_t fence_drained;
-    /** this rank's agent polls its mailbox slots (ompi_osc_newrma_shm_mbox_t) */
-    volatile int32_t mbox_open;
     volatile int64_t posted[];
 } ompi_osc_newrma_shm_pscw_t;
 
@@ -73,6 +67,19 @@ typedef enum {
     /** applied (status, old values set): the origin reads and frees it */
     OMPI_OSC_NEWRMA_SHM_MBOX_DONE
 } ompi_osc_newrma_shm_mbox_state_t;
+
+/** What origins read of a rank before they access it, on a line of its own
+ * (the PSCW block's flags change every epoch): written once per fence or
+ * window, read from the cache otherwise. */
+typedef struct {
+    /** the last fence whose FENCE_DONEs this rank has all applied (its
+     * fence count): a direct access of the next epoch (RDMA, cross-memory
+     * copy, mailbox) must not overtake another origin's packets */
+    volatile int32_t fence_drained;
+    /** this rank's agent polls its mailbox slots */
+    volatile int32_t mbox_open;
+    char pad[56];
+} ompi_osc_newrma_shm_rank_t;
 
 /** One mailbox slot: two cache lines, owned by its target's block. */
 typedef struct ompi_osc_newrma_shm_mbox_t {
@@ -106,8 +113,9 @@ typedef struct {
     /** the PSCW blocks, @p pscw_stride bytes apart (window rank order) */
     char *pscw;
     size_t pscw_stride;
-    /** the mailbox slots, OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS per window rank */
-    ompi_osc_newrma_shm_mbox_t *mbox;
+    /** per window rank: its line of what origins read, then its mailbox
+     * slots (OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS) */
+    char *mbox;
     int node_size;
     /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
     bool direct;
