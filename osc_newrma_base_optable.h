@@ -140,9 +140,13 @@ struct ompi_osc_newrma_target_t {
     /** a GET reads the target by RDMA: UNLOCK waits until every op of this
      * element has completed, or another origin could write under the read */
     bool rdma_reads;
-    /** an op waiting in the target's mailbox: nothing else goes to the
-     * target before it is applied (the agent may poll it after packets
-     * sent later) */
+    /** the target's mailbox slot holding an op of mine not yet applied:
+     * nothing else goes to the target before it is (the agent may poll it
+     * after packets sent later), and nothing that completes at the target
+     * (flush, unlock, complete, the fence) before either */
+    struct ompi_osc_newrma_shm_mbox_t *mbox_slot;
+    /** the fetching op waiting for that slot's answer; NULL when it
+     * fetches nothing (it completed locally when posted) */
     ompi_osc_newrma_op_t *mbox_op;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;

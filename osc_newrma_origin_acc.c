@@ -250,42 +250,54 @@ static int acc_issue_mbox(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
         memcpy(slot->data + op->bytes, op->compare, op->bytes);
     }
-    op->mbox_slot = slot;
-    target->mbox_op = op;
-    /* PSCW's COMPLETE and UNLOCK wait for it, as for an RDMA read */
-    target->rdma_reads = true;
+    target->mbox_slot = slot;
     module->mbox_pending++;
-    opal_atomic_add_fetch_32(&op->outstanding, 1);
-    opal_atomic_add_fetch_32(&module->active_reqs, 1);
+    if (fetch) {
+        /* complete with its answer; one that fetches nothing is complete
+         * locally now (its operands are in the slot): MPI_Win_flush_local
+         * does not wait for the target */
+        op->mbox_slot = slot;
+        target->mbox_op = op;
+        opal_atomic_add_fetch_32(&op->outstanding, 1);
+        opal_atomic_add_fetch_32(&module->active_reqs, 1);
+    }
     ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX, op->bytes);
     ompi_osc_newrma_shm_mbox_post(slot);
     return OMPI_SUCCESS;
 }
 
-/* The answer of @p target's mailbox op, if it has come: its status and old
- * values; the slot is free again and the target open to its next ops. */
+/* The answer of @p target's mailbox slot, if it has come: a fetching op's
+ * status and old values (a failure of one that fetched nothing goes to the
+ * window: the next completing synchronization returns it); the slot is
+ * free again and the target open to its next ops. */
 static int acc_mbox_reap_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
+    ompi_osc_newrma_shm_mbox_t *slot = target->mbox_slot;
     ompi_osc_newrma_op_t *op = target->mbox_op;
-    ompi_osc_newrma_shm_mbox_t *slot;
 
-    if (NULL == op || !ompi_osc_newrma_shm_mbox_done(op->mbox_slot)) {
+    if (NULL == slot || !ompi_osc_newrma_shm_mbox_done(slot)) {
         return 0;
     }
-    slot = op->mbox_slot;
     if (OMPI_SUCCESS != slot->status) {
         OSC_NEWRMA_VERBOSE(1, "rank %d could not apply an accumulate: %d", target->rank,
                            slot->status);
-        op->status = OMPI_ERROR;
-    } else if (slot->fetch) {
-        memcpy(op->result_stream, slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT, op->bytes);
+        if (NULL != op) {
+            op->status = OMPI_ERROR;
+        } else {
+            ompi_osc_newrma_module_error(module, OMPI_ERROR);
+        }
+    } else if (NULL != op) {
+        memcpy(op->result_stream, ompi_osc_newrma_shm_mbox_result(slot), op->bytes);
     }
     ompi_osc_newrma_shm_mbox_free(slot);
-    op->mbox_slot = NULL;
+    target->mbox_slot = NULL;
     target->mbox_op = NULL;
     module->mbox_pending--;
-    opal_atomic_add_fetch_32(&module->active_reqs, -1);
-    opal_atomic_add_fetch_32(&op->outstanding, -1);
+    if (NULL != op) {
+        op->mbox_slot = NULL;
+        opal_atomic_add_fetch_32(&module->active_reqs, -1);
+        opal_atomic_add_fetch_32(&op->outstanding, -1);
+    }
     return 1;
 }
 

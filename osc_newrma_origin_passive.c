@@ -437,7 +437,8 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
             return ret;
         }
     }
-    if (target->flush_pending > 0 || (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
+    if (target->flush_pending > 0 || NULL != target->mbox_slot ||
+        (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
         return OMPI_SUCCESS; /* the next round sends the UNLOCK */
     }
     if (passive_nocheck(module, target->rank) || NULL != peer->lock) {
@@ -758,6 +759,10 @@ typedef struct {
 static bool passive_target_done(ompi_osc_newrma_target_t *target, ompi_osc_newrma_sync_flag_t flag)
 {
     if (!opal_list_is_empty(&target->ops) || target->ack_counter > 0 || target->flush_pending > 0) {
+        return false;
+    }
+    /* a mailbox op that fetches nothing is complete locally when posted */
+    if (NULL != target->mbox_slot && OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL != flag) {
         return false;
     }
     switch (flag) {

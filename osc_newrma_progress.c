@@ -59,7 +59,7 @@ static bool target_fence_drained(ompi_osc_newrma_module_t *module,
  * an op of mine, or it has not applied the last fence's packets. */
 static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    if (NULL != target->mbox_op || !target_fence_drained(module, target)) {
+    if (NULL != target->mbox_slot || !target_fence_drained(module, target)) {
         return false;
     }
     switch (module->win_state) {
@@ -256,7 +256,7 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->complete_sent) {
         return 1;
     }
-    if (NULL != target->next_op_to_issue ||
+    if (NULL != target->next_op_to_issue || NULL != target->mbox_slot ||
         (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
         return 0;
     }
@@ -306,7 +306,8 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
             return ret;
         }
     }
-    if (!opal_list_is_empty(&target->ops) || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
+    if (!opal_list_is_empty(&target->ops) || NULL != target->mbox_slot ||
+        OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
     if (!sync_flag_unanswered(target->sync_flag) &&
@@ -326,7 +327,8 @@ static int cleanup_passive_target(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target)
 {
     if (!target->release_when_done || OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state ||
-        !opal_list_is_empty(&target->ops) || target->ack_counter > 0 || target->flush_pending > 0 ||
+        !opal_list_is_empty(&target->ops) || NULL != target->mbox_slot ||
+        target->ack_counter > 0 || target->flush_pending > 0 ||
         ompi_osc_newrma_target_owes_rma_done(target) ||
         OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag) {
         return 0;

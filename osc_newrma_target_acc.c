@@ -82,14 +82,14 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
         if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind && NULL != basic &&
             MPI_DATATYPE_NULL != basic && slot->len <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES / 2 &&
             ompi_osc_newrma_acc_cas_contig(basic, target, slot->data, slot->data + slot->len,
-                                           slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT,
+                                           ompi_osc_newrma_shm_mbox_result(slot),
                                            &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
         }
         if (NULL != basic && MPI_DATATYPE_NULL != basic && NULL != op && MPI_OP_NULL != op &&
             ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
                                        target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : slot->data,
-                                       slot->fetch ? slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT
+                                       slot->fetch ? ompi_osc_newrma_shm_mbox_result(slot)
                                                    : NULL,
                                        slot->len, &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
@@ -102,7 +102,7 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     hdr.len = slot->len;
     hdr.flags = slot->fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
     return ompi_osc_newrma_acc_apply_single(module, &hdr, slot->data,
-                                            slot->data + OMPI_OSC_NEWRMA_SHM_MBOX_RESULT);
+                                            ompi_osc_newrma_shm_mbox_result(slot));
 }
 
 /* Target side: an ACC packet (agent).  The old values of a fetching one

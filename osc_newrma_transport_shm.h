@@ -100,8 +100,13 @@ typedef struct ompi_osc_newrma_shm_mbox_t {
 } ompi_osc_newrma_shm_mbox_t;
 _Static_assert(sizeof(ompi_osc_newrma_shm_mbox_t) == 128, "a mailbox slot is two cache lines");
 
-/** where the agent stores a fetching op's old values in the slot's data */
-#define OMPI_OSC_NEWRMA_SHM_MBOX_RESULT (2 * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES)
+/** Where the agent stores a fetching op's old values in the slot's data:
+ * after the operands, so that an op of up to 13 bytes (8 bytes: all of
+ * it) stays in the slot's first cache line. */
+static inline char *ompi_osc_newrma_shm_mbox_result(ompi_osc_newrma_shm_mbox_t *slot)
+{
+    return slot->data + 2 * (size_t) slot->len;
+}
 
 typedef struct {
     /** a segment is attached */

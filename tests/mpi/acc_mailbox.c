@@ -11,9 +11,10 @@
  *   packet   none does (the UCX path, no segment);
  *   off      none does, with osc_newrma_mailbox 0 (set here);
  *   fail     rank 1's agent fails the first op it applies
- *            (osc_newrma_test_fail_packet 1): the origin's flush returns
- *            MPI_ERR_OTHER through the window's handler, the window stays
- *            usable and the op after it is right.
+ *            (osc_newrma_test_fail_packet 1), an ACCUMULATE: the origin's
+ *            flush returns MPI_ERR_OTHER through the window's handler, the
+ *            window stays usable and the op after it is right;
+ *   failfetch  the same with a FETCH_AND_OP.
  * Each rank runs every case to its right neighbour, alone, under lock_all
  * + flush, fence and PSCW, checking old values and the target's memory: a
  * SUM of int64, REPLACE of int8, NO_OP of int16 (GET_ACCUMULATE), FETCH_AND_OP
@@ -313,8 +314,10 @@ static void run_contended(void)
     }
 }
 
-/* Rank 1 fails the first op its agent applies: rank 0's flush says so. */
-static void run_fail(void)
+/* Rank 1 fails the first op its agent applies (@p fetch: a FETCH_AND_OP,
+ * whose request fails; else an ACCUMULATE, complete locally at once, whose
+ * failure the window keeps): rank 0's flush says so. */
+static void run_fail(bool fetch)
 {
     int64_t one = 1, old = -1;
     int rc;
@@ -323,7 +326,13 @@ static void run_fail(void)
     MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
     if (0 == mtest_rank) {
         MPI_CHECK(MPI_Win_lock_all(0, w.win));
-        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
+        if (fetch) {
+            MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
+        } else {
+            MPI_CHECK(MPI_Accumulate(&one, 1, MPI_INT64_T, 1, disp(1, 0), 1, MPI_INT64_T, MPI_SUM,
+                                     w.win));
+            MPI_CHECK(MPI_Win_flush_local(1, w.win)); /* complete locally: no error yet */
+        }
         rc = MPI_Win_flush(1, w.win);
         mtest_expect_class(rc, MPI_ERR_OTHER, MPI_ERR_OTHER, "flush of a failed mailbox op");
         MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
@@ -347,7 +356,7 @@ int main(int argc, char **argv)
     if (0 == strcmp(mode, "off")) {
         setenv("OMPI_MCA_osc_newrma_mailbox", "0", 1);
     }
-    if (0 == strcmp(mode, "fail") && NULL != rank_env && 0 == strcmp(rank_env, "1")) {
+    if (0 == strncmp(mode, "fail", 4) && NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", "1", 1);
     }
     mtest_init(&argc, &argv);
@@ -359,8 +368,8 @@ int main(int argc, char **argv)
     mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, MPI_INFO_NULL,
                      MPI_COMM_WORLD);
     mtest_pvars_bind(session, path_names, NPATH, &w.win, path_h);
-    if (0 == strcmp(mode, "fail")) {
-        run_fail();
+    if (0 == strncmp(mode, "fail", 4)) {
+        run_fail(0 == strcmp(mode, "failfetch"));
     } else {
         for (int s = 0; s < 3; ++s) {
             unsigned long long before = path_count(MAILBOX), by_mailbox;
