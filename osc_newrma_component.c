@@ -197,16 +197,17 @@ static int component_register(void)
                    "times; 0 never (default: 1024)",
                    &component.get_rdma_bytes, 1024);
     register_bool("mailbox",
-                  "A contiguous accumulate-class operation (MPI_Accumulate, "
+                  "A contiguous PUT, GET or accumulate-class operation (MPI_Accumulate, "
                   "MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of at most 32 "
                   "bytes that is alone at a node-local peer of a window whose memory is the "
                   "user's (MPI_Win_create, dynamic windows, all ranks on one node) goes through "
                   "a mailbox slot in the window's shared segment, which the target's agent polls "
                   "and answers in place, instead of a UCX active message and its answer: one "
                   "round trip through shared memory instead of about 9,000 instructions of "
-                  "messaging; the target applies it under the same atomicity rule as a packet; "
+                  "messaging; the target applies an accumulate under the same atomicity rule as "
+                  "a packet; "
                   "not with async_progress, whose thread sleeps until UCX has an event; 0: "
-                  "packets (default: 1)",
+                  "UCX RDMA or packets (default: 1)",
                   &component.mailbox, true);
     register_ulong("cma_bytes",
                    "A contiguous PUT or GET of at least this many bytes to a node-local peer "

@@ -24,6 +24,7 @@
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_base_element.h"
 #include "osc_newrma_base_mutex.h"
+#include "osc_newrma_mbox.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_origin_passive.h"
 #include "osc_newrma_am_pkt.h"
@@ -636,6 +637,9 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                 return ret;
             }
         }
+    }
+    if (ompi_osc_newrma_mbox_issue(module, target, op, s.stream, &ret)) {
+        return ret;
     }
     if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
         return ompi_osc_newrma_acc_issue(module, target, op, s.stream);

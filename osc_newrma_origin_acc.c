@@ -18,7 +18,6 @@
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_base_acc.h"
 #include "osc_newrma_base_dtype.h"
-#include "osc_newrma_ops.h"
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_transport_ucx.h"
 
@@ -210,110 +209,6 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     return ret;
 }
 
-/* ---- origin side through a node-local target's mailbox ---- */
-
-/* A small accumulate alone at a node-local peer of a window whose memory is
- * the user's (osc_newrma_mailbox): nothing before it unacknowledged (no
- * packet without its RMA_DONE_ACK, no RDMA write or atomic unflushed), so
- * it cannot overtake anything; what comes after waits until it is applied
- * (target->mbox_op).  A packet and its answer cost both processes about
- * 9,000 instructions through UCX and the agent; a slot, a few hundred. */
-static bool acc_mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            ompi_osc_newrma_op_t *op, ptrdiff_t *toff_p)
-{
-    return module->mbox_ok && op->bytes > 0 && op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES &&
-           !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
-           0 == *ompi_osc_newrma_ack_counter(module, target) &&
-           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
-}
-
-static int acc_issue_mbox(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                          ompi_osc_newrma_op_t *op, const char *stream,
-                          ompi_osc_newrma_shm_mbox_t *slot, ptrdiff_t toff)
-{
-    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
-    int ret = fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
-
-    if (OMPI_SUCCESS != ret) {
-        ompi_osc_newrma_shm_mbox_free(slot);
-        return ret;
-    }
-    slot->kind = (uint8_t) op->kind;
-    slot->fetch = fetch;
-    slot->acc_op = (uint16_t) (NULL != op->acc_op ? op->acc_op->o_f_to_c_index : 0);
-    slot->acc_dt = (uint16_t) op->acc_basic->d_f_to_c_index;
-    slot->len = (uint16_t) op->bytes;
-    slot->addr = op->target_addr + (uint64_t) toff;
-    if (NULL != stream) {
-        memcpy(slot->data, stream, op->bytes);
-    }
-    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
-        memcpy(slot->data + op->bytes, op->compare, op->bytes);
-    }
-    target->mbox_slot = slot;
-    module->mbox_pending++;
-    if (fetch) {
-        /* complete with its answer; one that fetches nothing is complete
-         * locally now (its operands are in the slot): MPI_Win_flush_local
-         * does not wait for the target */
-        op->mbox_slot = slot;
-        target->mbox_op = op;
-        opal_atomic_add_fetch_32(&op->outstanding, 1);
-        opal_atomic_add_fetch_32(&module->active_reqs, 1);
-    }
-    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX, op->bytes);
-    ompi_osc_newrma_shm_mbox_post(slot);
-    return OMPI_SUCCESS;
-}
-
-/* The answer of @p target's mailbox slot, if it has come: a fetching op's
- * status and old values (a failure of one that fetched nothing goes to the
- * window: the next completing synchronization returns it); the slot is
- * free again and the target open to its next ops. */
-static int acc_mbox_reap_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
-{
-    ompi_osc_newrma_shm_mbox_t *slot = target->mbox_slot;
-    ompi_osc_newrma_op_t *op = target->mbox_op;
-
-    if (NULL == slot || !ompi_osc_newrma_shm_mbox_done(slot)) {
-        return 0;
-    }
-    if (OMPI_SUCCESS != slot->status) {
-        OSC_NEWRMA_VERBOSE(1, "rank %d could not apply an accumulate: %d", target->rank,
-                           slot->status);
-        if (NULL != op) {
-            op->status = OMPI_ERROR;
-        } else {
-            ompi_osc_newrma_module_error(module, OMPI_ERROR);
-        }
-    } else if (NULL != op) {
-        memcpy(op->result_stream, ompi_osc_newrma_shm_mbox_result(slot), op->bytes);
-    }
-    ompi_osc_newrma_shm_mbox_free(slot);
-    target->mbox_slot = NULL;
-    target->mbox_op = NULL;
-    module->mbox_pending--;
-    if (NULL != op) {
-        op->mbox_slot = NULL;
-        opal_atomic_add_fetch_32(&module->active_reqs, -1);
-        opal_atomic_add_fetch_32(&op->outstanding, -1);
-    }
-    return 1;
-}
-
-int ompi_osc_newrma_acc_mbox_reap(ompi_osc_newrma_module_t *module)
-{
-    ompi_osc_newrma_target_t *target;
-    int reaped = 0;
-
-    for (target = ompi_osc_newrma_optable_first(&module->table);
-         module->mbox_pending > 0 && NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        reaped += acc_mbox_reap_target(module, target);
-    }
-    return reaped;
-}
-
 int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                               ompi_osc_newrma_op_t *op, const char *stream)
 {
@@ -322,14 +217,6 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     uint64_t raddr = 0;
     /* the plain rule: a UCX atomic would not take the target's lock */
     int opcode = ompi_osc_newrma_acc_plain(module) ? -1 : acc_atomic_opcode(op, &raddr), ret;
-    ompi_osc_newrma_shm_mbox_t *slot;
-    ptrdiff_t toff;
-
-    if (acc_mbox_wanted(module, target, op, &toff) &&
-        NULL != (slot = ompi_osc_newrma_shm_mbox_claim(module, target->rank))) {
-        /* the agent applies it as it would the packet: the same atomicity */
-        return acc_issue_mbox(module, target, op, stream, slot, toff);
-    }
 
     if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
         /* a fresh element, but an earlier one for this target may still

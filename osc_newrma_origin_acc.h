@@ -39,10 +39,6 @@ int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op);
 int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                               ompi_osc_newrma_op_t *op, const char *stream);
 
-/** Complete the accumulates of @p module whose targets' agents have
- * answered their mailbox slots (window lock held).  @return how many. */
-int ompi_osc_newrma_acc_mbox_reap(ompi_osc_newrma_module_t *module);
-
 /** Fill the accumulate fields of a packet header for @p op. */
 void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op);
 

@@ -17,9 +17,8 @@
 #include "osc_newrma.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_ops.h"
-#include "osc_newrma_origin_acc.h"
 #include "osc_newrma_origin_passive.h"
-#include "osc_newrma_target_acc.h"
+#include "osc_newrma_mbox.h"
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_progress.h"
@@ -366,7 +365,7 @@ int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
 int ompi_osc_newrma_make_rma_progress_target(ompi_osc_newrma_module_t *module,
                                              ompi_osc_newrma_target_t *target)
 {
-    int x, y, total = ompi_osc_newrma_acc_mbox_reap(module);
+    int x, y, total = ompi_osc_newrma_mbox_reap(module);
 
     do {
         x = ompi_osc_newrma_issue_ops_target(module, target, -1);
@@ -443,7 +442,7 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
 
     total = fence_req_check(module);
     if (total >= 0 && module->mbox_pending > 0) {
-        total += ompi_osc_newrma_acc_mbox_reap(module);
+        total += ompi_osc_newrma_mbox_reap(module);
     }
     if (total >= 0) {
         x = ompi_osc_newrma_pscw_progress(module);
@@ -703,7 +702,7 @@ static int agent_mbox_poll(void)
 
     for (int i = 0; i < component.mbox_nwindows; ++i) {
         applied += ompi_osc_newrma_shm_mbox_poll(component.mbox_windows[i],
-                                                 ompi_osc_newrma_acc_apply_mbox);
+                                                 ompi_osc_newrma_mbox_apply);
     }
     return applied;
 }
@@ -776,7 +775,7 @@ static void agent_turn(ompi_osc_newrma_module_t *module)
 {
     /* my own mailbox first: a slot's CAS keeps it to one thread */
     if (module->mbox_polled) {
-        (void) ompi_osc_newrma_shm_mbox_poll(module, ompi_osc_newrma_acc_apply_mbox);
+        (void) ompi_osc_newrma_shm_mbox_poll(module, ompi_osc_newrma_mbox_apply);
     }
     if (0 == opal_list_get_size(&component.inbox) &&
         0 != (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY)) {

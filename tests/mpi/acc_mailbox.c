@@ -2,10 +2,10 @@
  * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
-/* Small accumulates on windows of user memory (create, dynamic): one alone
- * at a node-local target goes through the target's mailbox in the window's
- * segment (osc_newrma_mailbox), which its agent polls; anything else as
- * packets.  Usage: acc_mailbox FLAVOR MODE, MODE one of
+/* Small accumulates, PUTs and GETs on windows of user memory (create,
+ * dynamic): one alone at a node-local target goes through the target's
+ * mailbox in the window's segment (osc_newrma_mailbox), which its agent
+ * polls; anything else by RDMA or as packets.  Usage: acc_mailbox FLAVOR MODE, MODE one of
  *   mailbox  every lone op of at most 32 bytes goes by the mailbox (the
  *            shm path): the window's MPI_T counters say so;
  *   packet   none does (the UCX path, no segment);
@@ -19,7 +19,8 @@
  * + flush, fence and PSCW, checking old values and the target's memory: a
  * SUM of int64, REPLACE of int8, NO_OP of int16 (GET_ACCUMULATE), FETCH_AND_OP
  * of double, COMPARE_AND_SWAP of int32, MAXLOC of MPI_DOUBLE_INT, SUM of long
- * double, SUM of 4 and of 5 int64 (40 bytes: too large, a packet).  Then,
+ * double, SUM of 4 and of 5 int64 (40 bytes: too large for a slot), a PUT
+ * of 8 bytes, a GET of 32 and a PUT of 40 (too large).  Then,
  * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
  * origins than slots: the rest go as packets) with exact totals, and an
  * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
@@ -34,7 +35,7 @@
 #include "mtest.h"
 
 #define SLOT     64 /* bytes of window per case */
-#define NCASE    9
+#define NCASE    12
 #define CONTEND  (NCASE * SLOT)
 #define WIN_BYTES (CONTEND + 4 * SLOT)
 #define ROUNDS   200
@@ -78,15 +79,27 @@ static void init_slot(int c, unsigned char *slot, int owner)
         case 4: *(int32_t *) slot = 42 + owner; break;
         case 5: ((dint_t *) slot)->v = 2.0, ((dint_t *) slot)->i = owner; break;
         case 6: *(long double *) slot = 1.25L + owner; break;
-        default:
+        case 7:
+        case 8:
             for (int i = 0; i < 5; ++i) {
                 ((int64_t *) slot)[i] = 10 * i + owner;
             }
+            break;
+        default: /* PUT and GET: bytes of the owner's pattern */
+            mtest_fill(slot, SLOT, 0x100u + (uint32_t) owner);
     }
+}
+
+/* Cases the mailbox carries: 32 bytes or less (case 8 is 40 bytes of
+ * accumulate, case 11 40 bytes of PUT). */
+static bool case_lone(int c)
+{
+    return 8 != c && 11 != c;
 }
 
 /* Origin buffers: they must stay valid until the op completes. */
 static int64_t i64[5];
+static unsigned char bytes[SLOT];
 static int8_t i8;
 static double d;
 static int32_t cas_new, cas_cmp;
@@ -134,9 +147,17 @@ static int issue_case(int c, int target, int me, unsigned char *result)
         case 7:
             return MPI_Accumulate(i64, 4, MPI_INT64_T, target, disp(target, at), 4, MPI_INT64_T,
                                   MPI_SUM, win);
-        default:
+        case 8:
             return MPI_Accumulate(i64, 5, MPI_INT64_T, target, disp(target, at), 5, MPI_INT64_T,
                                   MPI_SUM, win);
+        case 9:
+            mtest_fill(bytes, SLOT, 0x200u + (uint32_t) me);
+            return MPI_Put(bytes, 8, MPI_BYTE, target, disp(target, at), 8, MPI_BYTE, win);
+        case 10:
+            return MPI_Get(result, 32, MPI_BYTE, target, disp(target, at), 32, MPI_BYTE, win);
+        default:
+            mtest_fill(bytes, SLOT, 0x200u + (uint32_t) me);
+            return MPI_Put(bytes, 40, MPI_BYTE, target, disp(target, at), 40, MPI_BYTE, win);
     }
 }
 
@@ -161,6 +182,13 @@ static void check_result(int c, const unsigned char *result, int target, const c
                         "%s: MAXLOC fetched (%g, %d)", sync, ((const dint_t *) result)->v,
                         ((const dint_t *) result)->i);
             break;
+        case 10: {
+            unsigned char want[SLOT];
+
+            mtest_fill(want, SLOT, 0x100u + (uint32_t) target);
+            MTEST_CHECK(0 == memcmp(result, want, 32), "%s: GET of 32 bytes wrong", sync);
+            break;
+        }
         default:
             break;
     }
@@ -182,6 +210,22 @@ static void check_slot(int c, const unsigned char *slot, const char *sync)
             ok = ((const dint_t *) slot)->v == 3.0 && ((const dint_t *) slot)->i == left;
             break;
         case 6: ok = *(const long double *) slot == 2.0L + me; break;
+        case 9:
+        case 10:
+        case 11: {
+            unsigned char want[SLOT];
+            size_t put = 9 == c ? 8 : 11 == c ? 40 : 0;
+
+            mtest_fill(want, SLOT, 0x100u + (uint32_t) me);
+            if (put > 0) {
+                unsigned char from[SLOT];
+
+                mtest_fill(from, SLOT, 0x200u + (uint32_t) left);
+                memcpy(want, from, put);
+            }
+            ok = 0 == memcmp(slot, want, SLOT);
+            break;
+        }
         default:
             ok = true;
             for (int i = 0; i < (7 == c ? 4 : 5); ++i) {
@@ -251,7 +295,7 @@ static int run_cases(const char *sync)
             MPI_CHECK(MPI_Win_wait(w.win));
         }
         check_result(c, result, right, sync);
-        lone += c < NCASE - 1;
+        lone += case_lone(c);
     }
     MPI_Group_free(&group);
     slots_check(sync);

@@ -1,0 +1,50 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: small operations through a node-local target's mailbox
+ * (osc_newrma_mailbox).
+ *
+ * A window whose memory is the user's (MPI_Win_create, dynamic) and whose
+ * ranks are all on one node has a segment of synchronization words, with
+ * mailbox slots per rank (osc_newrma_transport_shm.h).  A contiguous PUT,
+ * GET or accumulate-class op of at most OMPI_OSC_NEWRMA_SHM_MBOX_BYTES,
+ * alone at its target with nothing before it unacknowledged, is written into
+ * a free slot of the target's mailbox; the target's agent applies it (an
+ * accumulate exactly as an ACC packet: the same atomicity rule and lock) and
+ * answers in the slot.  Until the answer is taken nothing else goes to that
+ * target, and a flush, UNLOCK, COMPLETE or fence waits for it; an op that
+ * fetches nothing is complete locally once posted.
+ */
+#ifndef OMPI_OSC_NEWRMA_MBOX_H
+#define OMPI_OSC_NEWRMA_MBOX_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+
+#include "osc_newrma_base_types.h"
+
+struct ompi_osc_newrma_shm_mbox_t;
+
+/**
+ * Origin: issue @p op (window lock held) through @p target's mailbox when
+ * it qualifies and a slot is free; @p stream holds its packed operands (a
+ * GET's destination).  @return true when it went (*@p ret_p its result),
+ * false when it takes another path.
+ */
+bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
+                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                char *stream, int *ret_p);
+
+/** Origin: take the answers of @p module's slots that have them (window
+ * lock held).  @return how many. */
+int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module);
+
+/** Target (the agent's poll): apply one posted slot of mine.  @return the
+ * status its origin reads. */
+int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module,
+                               struct ompi_osc_newrma_shm_mbox_t *slot);
+
+#endif /* OMPI_OSC_NEWRMA_MBOX_H */
