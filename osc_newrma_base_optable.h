@@ -221,6 +221,18 @@ static inline bool ompi_osc_newrma_target_is_last_op(ompi_osc_newrma_target_t *t
     return (opal_list_item_t *) op == opal_list_get_last(&target->ops);
 }
 
+/** A small op alone at its target (osc_newrma_lone_rdma, osc_newrma_mailbox):
+ * nothing queued behind or before it, no aggregated message open, no packet
+ * waiting for an RMA_DONE.  A stream of ops is aggregated from its first:
+ * the first is kept queued (piggyback_threshold) until the second comes. */
+static inline bool ompi_osc_newrma_op_lone(ompi_osc_newrma_target_t *target,
+                                           const ompi_osc_newrma_op_t *op)
+{
+    return NULL == target->batch.buf && 0 == target->am_sent &&
+           &op->super == opal_list_get_first(&target->ops) &&
+           &op->super == opal_list_get_last(&target->ops);
+}
+
 /** True when RMA_DONE is owed to @p target (RDMA writes or PUT packets). */
 static inline bool ompi_osc_newrma_target_owes_rma_done(ompi_osc_newrma_target_t *target)
 {

@@ -24,7 +24,7 @@
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_base_element.h"
 #include "osc_newrma_base_mutex.h"
-#include "osc_newrma_mbox.h"
+#include "osc_newrma_origin_mbox.h"
 #include "osc_newrma_ops.h"
 #include "osc_newrma_origin_passive.h"
 #include "osc_newrma_am_pkt.h"
@@ -479,14 +479,6 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
     (void) ompi_osc_newrma_dtype_foreach_segment(op->target_dt, op->target_count, 0, count_segment,
                                                  &count);
     return count.segments > count.limit;
-}
-
-bool ompi_osc_newrma_op_lone(ompi_osc_newrma_target_t *target,
-                             const ompi_osc_newrma_op_t *op)
-{
-    return NULL == target->batch.buf && 0 == target->am_sent &&
-           &op->super == opal_list_get_first(&target->ops) &&
-           &op->super == opal_list_get_last(&target->ops);
 }
 
 /* A contiguous PUT or GET of this size to this peer goes as packets.  Up to

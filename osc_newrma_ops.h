@@ -25,13 +25,6 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
                                ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op);
 
-/** A small op alone at its target (osc_newrma_lone_rdma, osc_newrma_mailbox):
- * nothing queued behind or before it, no aggregated message open, no packet
- * waiting for an RMA_DONE.  A stream of ops is aggregated from its first:
- * the first is kept queued (piggyback_threshold) until the second comes. */
-bool ompi_osc_newrma_op_lone(ompi_osc_newrma_target_t *target,
-                             const ompi_osc_newrma_op_t *op);
-
 /** True when a PUT or GET @p op to @p target travels as packets behind the
  * target's other packets (a contiguous target layout with aggregation on,
  * small and not alone at a peer with RDMA, or to a peer whose RDMA is

@@ -4,7 +4,8 @@
  */
 /*
  * osc/newrma: small operations through a node-local target's mailbox
- * (osc_newrma_mailbox).
+ * (osc_newrma_mailbox), the origin's side; the target's in
+ * osc_newrma_target_mbox.h.
  *
  * A window whose memory is the user's (MPI_Win_create, dynamic) and whose
  * ranks are all on one node has a segment of synchronization words, with
@@ -17,16 +18,14 @@
  * target, and a flush, UNLOCK, COMPLETE or fence waits for it; an op that
  * fetches nothing is complete locally once posted.
  */
-#ifndef OMPI_OSC_NEWRMA_MBOX_H
-#define OMPI_OSC_NEWRMA_MBOX_H
+#ifndef OMPI_OSC_NEWRMA_ORIGIN_MBOX_H
+#define OMPI_OSC_NEWRMA_ORIGIN_MBOX_H
 
 #include "ompi_config.h"
 
 #include <stdbool.h>
 
 #include "osc_newrma_base_types.h"
-
-struct ompi_osc_newrma_shm_mbox_t;
 
 /**
  * Origin: issue @p op (window lock held) through @p target's mailbox when
@@ -42,9 +41,4 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
  * lock held).  @return how many. */
 int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module);
 
-/** Target (the agent's poll): apply one posted slot of mine.  @return the
- * status its origin reads. */
-int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module,
-                               struct ompi_osc_newrma_shm_mbox_t *slot);
-
-#endif /* OMPI_OSC_NEWRMA_MBOX_H */
+#endif /* OMPI_OSC_NEWRMA_ORIGIN_MBOX_H */

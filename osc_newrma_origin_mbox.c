@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * osc/newrma: small operations through a node-local target's mailbox (see
- * osc_newrma_mbox.h).
+ * osc/newrma: small operations through a node-local target's mailbox, the
+ * origin's side (see osc_newrma_origin_mbox.h).
  */
 #include "ompi_config.h"
 
@@ -14,15 +14,10 @@
 #include "ompi/op/op.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_am_data.h"
 #include "osc_newrma_base_dtype.h"
-#include "osc_newrma_mbox.h"
-#include "osc_newrma_ops.h"
+#include "osc_newrma_origin_mbox.h"
 #include "osc_newrma_origin_acc.h"
-#include "osc_newrma_target_acc.h"
 #include "osc_newrma_transport_shm.h"
-
-/* ---- origin ---- */
 
 /* Alone at its target (osc_newrma_op_lone) with nothing before it
  * unacknowledged: no packet without its RMA_DONE_ACK, no RDMA write or UCX
@@ -143,26 +138,4 @@ int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module)
         reaped += mbox_reap_target(module, target);
     }
     return reaped;
-}
-
-/* ---- target ---- */
-
-int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
-{
-    char *mem = (char *) (uintptr_t) slot->addr;
-
-    switch (slot->kind) {
-        case OMPI_OSC_NEWRMA_OP_PUT:
-            /* osc_newrma_test_fail_packet counts these applications too */
-            if (ompi_osc_newrma_pkt_test_fail()) {
-                return OMPI_ERROR;
-            }
-            memcpy(mem, slot->data, slot->len);
-            return OMPI_SUCCESS;
-        case OMPI_OSC_NEWRMA_OP_GET:
-            memcpy(ompi_osc_newrma_shm_mbox_result(slot), mem, slot->len);
-            return OMPI_SUCCESS;
-        default:
-            return ompi_osc_newrma_acc_apply_mbox(module, slot);
-    }
 }

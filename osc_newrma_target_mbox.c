@@ -1,0 +1,37 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: small operations through a node-local target's mailbox, the
+ * target's side (see osc_newrma_target_mbox.h).
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "osc_newrma.h"
+#include "osc_newrma_am_data.h"
+#include "osc_newrma_target_acc.h"
+#include "osc_newrma_target_mbox.h"
+#include "osc_newrma_transport_shm.h"
+
+int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
+{
+    char *mem = (char *) (uintptr_t) slot->addr;
+
+    switch (slot->kind) {
+        case OMPI_OSC_NEWRMA_OP_PUT:
+            /* osc_newrma_test_fail_packet counts these applications too */
+            if (ompi_osc_newrma_pkt_test_fail()) {
+                return OMPI_ERROR;
+            }
+            memcpy(mem, slot->data, slot->len);
+            return OMPI_SUCCESS;
+        case OMPI_OSC_NEWRMA_OP_GET:
+            memcpy(ompi_osc_newrma_shm_mbox_result(slot), mem, slot->len);
+            return OMPI_SUCCESS;
+        default:
+            return ompi_osc_newrma_acc_apply_mbox(module, slot);
+    }
+}
