@@ -159,8 +159,8 @@ struct ompi_osc_newrma_component_t {
     bool lone_rdma;
     /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
-    /** small lone accumulates to a node-local peer of a user-memory window
-     * go through its mailbox in the window's segment */
+    /** small lone PUTs, GETs and accumulates to a node-local peer of a
+     * user-memory window go through its mailbox in the window's segment */
     bool mailbox;
     unsigned int am_buffers;
     int bulk_packets;
@@ -431,10 +431,10 @@ struct ompi_osc_newrma_module_t {
     bool built;
     /** my mailbox slots are open and in component.mbox_windows */
     bool mbox_polled;
-    /** my small lone accumulates to node-local peers may go through their
-     * mailboxes (the window's segment holds its control part only) */
+    /** my small lone ops to peers may go through their mailboxes, and mine
+     * may open (osc_newrma_mailbox, ompi_osc_newrma_shm_indirect) */
     bool mbox_ok;
-    /** accumulates of mine waiting in targets' mailboxes */
+    /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;
 
     /* ---- passive target, origin side ---- */

@@ -88,8 +88,6 @@ struct ompi_osc_newrma_op_t {
     char operand[OMPI_OSC_NEWRMA_ACC_INLINE];
     char compare[OMPI_OSC_NEWRMA_ACC_INLINE];
     char result_inline[OMPI_OSC_NEWRMA_ACC_INLINE];
-    /** the target's mailbox slot that carries it (osc_newrma_mailbox), or NULL */
-    struct ompi_osc_newrma_shm_mbox_t *mbox_slot;
 };
 OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 

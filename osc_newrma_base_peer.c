@@ -106,7 +106,7 @@ static ompi_osc_newrma_peer_t *peer_new(ompi_osc_newrma_module_t *module, int ra
     /* a window all in one node's segment of its control part only: its
      * node rank r is window rank r, whose lock word is there (myself and the
      * peers of a window in the segment get theirs when it is placed) */
-    if (module->shm.active && module->shm.whole && !module->shm.direct) {
+    if (ompi_osc_newrma_shm_indirect(&module->shm)) {
         peer->lock = ompi_osc_newrma_shm_lock_word(module->shm.seg_base, rank);
     }
     OBJ_CONSTRUCT(&peer->regions, opal_list_t);

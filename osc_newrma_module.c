@@ -659,8 +659,7 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
-    /* a segment of the control part only: every peer is in it */
-    module->mbox_ok = OMPI_SUCCESS == ret && module->shm.active && !module->shm.direct &&
+    module->mbox_ok = OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) &&
                       component.mailbox;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its

@@ -793,7 +793,6 @@ static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     op->result_count = a->result_count;
     op->result_dt = a->result_dt;
     op->result_stream = NULL;
-    op->mbox_slot = NULL;
     if (NULL != a->compare_addr) {
         memcpy(op->compare, a->compare_addr, bytes);
     }

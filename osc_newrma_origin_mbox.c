@@ -81,7 +81,6 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
         /* complete with its answer; one that fetches nothing is complete
          * locally now (its operands are in the slot): MPI_Win_flush_local
          * does not wait for the target */
-        op->mbox_slot = slot;
         target->mbox_op = op;
         opal_atomic_add_fetch_32(&op->outstanding, 1);
         opal_atomic_add_fetch_32(&module->active_reqs, 1);
@@ -120,7 +119,6 @@ static int mbox_reap_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     target->mbox_op = NULL;
     module->mbox_pending--;
     if (NULL != op) {
-        op->mbox_slot = NULL;
         opal_atomic_add_fetch_32(&module->active_reqs, -1);
         opal_atomic_add_fetch_32(&op->outstanding, -1);
     }

@@ -45,8 +45,7 @@ static bool target_past_threshold(ompi_osc_newrma_module_t *module,
 static bool target_fence_drained(ompi_osc_newrma_module_t *module,
                                  ompi_osc_newrma_target_t *target)
 {
-    if (!module->shm.whole || !module->shm.active || module->shm.direct ||
-        0 == module->fence.count) {
+    if (!ompi_osc_newrma_shm_indirect(&module->shm) || 0 == module->fence.count) {
         return true;
     }
     return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, target->rank) -
@@ -236,7 +235,7 @@ static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
  * without a packet for its agent. */
 static bool complete_by_flag(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    return module->shm.whole && module->shm.active && 0 == target->am_sent &&
+    return ompi_osc_newrma_shm_whole(&module->shm) && 0 == target->am_sent &&
            NULL == target->batch.buf;
 }
 
@@ -672,8 +671,8 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
 
 void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module)
 {
-    if (!module->shm.active || module->shm.direct || !component.mailbox ||
-        component.async_progress || component.mbox_nwindows >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
+    if (!module->mbox_ok || component.async_progress ||
+        component.mbox_nwindows >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
         return; /* a progress thread sleeps in the kernel: it would not see them */
     }
     component.mbox_windows[component.mbox_nwindows++] = module;

@@ -32,8 +32,9 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                          "(aggregated, chunked, or with LOCK/UNLOCK)"},
     [OMPI_OSC_NEWRMA_STAT_OPS_ATOMIC] = {"ops_atomic", "Operations issued as UCX atomics"},
     [OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX] = {"ops_mailbox",
-                                          "Accumulates handed to a node-local target's agent "
-                                          "through its mailbox in the window's segment"},
+                                          "Operations (PUT, GET, accumulates) handed to a "
+                                          "node-local target's agent through its mailbox in the "
+                                          "window's segment"},
     [OMPI_OSC_NEWRMA_STAT_OPS_PUT] = {"ops_put", "MPI_Put and MPI_Rput calls that moved data"},
     [OMPI_OSC_NEWRMA_STAT_OPS_GET] = {"ops_get", "MPI_Get and MPI_Rget calls that moved data"},
     [OMPI_OSC_NEWRMA_STAT_OPS_ACC] = {"ops_acc", "MPI_Accumulate and MPI_Raccumulate calls"},

@@ -339,7 +339,7 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
  * flags in it: no message, no request (the group is then all node-local). */
 static bool pscw_flags(ompi_osc_newrma_module_t *module)
 {
-    return module->shm.whole && module->shm.active;
+    return ompi_osc_newrma_shm_whole(&module->shm);
 }
 
 /* A window whose RMA is not direct (the UCX path, or a segment of the

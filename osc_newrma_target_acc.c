@@ -67,26 +67,21 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
                                    struct ompi_osc_newrma_shm_mbox_t *slot)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
 
-    /* osc_newrma_test_fail_packet counts these applications too */
-    if (ompi_osc_newrma_pkt_test_fail()) {
-        return OMPI_ERROR;
-    }
     /* the plain rule's common case without the datatype walk: about 600
      * instructions of a one-element FETCH_AND_OP's 700 went there */
-    if (ompi_osc_newrma_acc_plain(module)) {
-        ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+    if (ompi_osc_newrma_acc_plain(module) && NULL != basic && MPI_DATATYPE_NULL != basic) {
         ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
         char *target = (char *) (uintptr_t) slot->addr;
 
-        if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind && NULL != basic &&
-            MPI_DATATYPE_NULL != basic && slot->len <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES / 2 &&
+        if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind &&
             ompi_osc_newrma_acc_cas_contig(basic, target, slot->data, slot->data + slot->len,
                                            ompi_osc_newrma_shm_mbox_result(slot),
                                            &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
         }
-        if (NULL != basic && MPI_DATATYPE_NULL != basic && NULL != op && MPI_OP_NULL != op &&
+        if (NULL != op && MPI_OP_NULL != op &&
             ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
                                        target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : slot->data,
                                        slot->fetch ? ompi_osc_newrma_shm_mbox_result(slot)

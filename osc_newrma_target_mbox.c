@@ -20,12 +20,13 @@ int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 {
     char *mem = (char *) (uintptr_t) slot->addr;
 
+    /* osc_newrma_test_fail_packet counts the slots that write, as it counts
+     * PUT and ACC packets */
+    if (OMPI_OSC_NEWRMA_OP_GET != slot->kind && ompi_osc_newrma_pkt_test_fail()) {
+        return OMPI_ERROR;
+    }
     switch (slot->kind) {
         case OMPI_OSC_NEWRMA_OP_PUT:
-            /* osc_newrma_test_fail_packet counts these applications too */
-            if (ompi_osc_newrma_pkt_test_fail()) {
-                return OMPI_ERROR;
-            }
             memcpy(mem, slot->data, slot->len);
             return OMPI_SUCCESS;
         case OMPI_OSC_NEWRMA_OP_GET:

@@ -48,9 +48,9 @@ typedef struct {
 } ompi_osc_newrma_shm_pscw_t;
 
 /** Mailbox slots per rank (a window whose memory is the user's): a
- * node-local origin hands the target's agent one small accumulate through
- * shared memory instead of a UCX message; more origins at once than slots
- * take the packet path. */
+ * node-local origin hands the target's agent one small PUT, GET or
+ * accumulate through shared memory instead of UCX; more origins at once
+ * than slots take UCX's paths. */
 #define OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS 2
 /** operand bytes a slot carries: a CAS's two operands and the old values
  * fit its data area */
@@ -148,6 +148,21 @@ typedef struct {
      * (ompi_osc_newrma_shm_sync_attach): they must be exchanged */
     bool addresses_needed;
 } ompi_osc_newrma_shm_t;
+
+/** The window's ranks are all in one segment: PSCW and FENCE synchronize
+ * through it (flags, the barrier), with no message. */
+static inline bool ompi_osc_newrma_shm_whole(const ompi_osc_newrma_shm_t *shm)
+{
+    return shm->active && shm->whole;
+}
+
+/** ... and its RMA travels by UCX, not loads and stores (a window of user
+ * memory, or osc_newrma_shm 0): lock words and mailboxes in the segment,
+ * data by packets, RDMA or mailbox slots. */
+static inline bool ompi_osc_newrma_shm_indirect(const ompi_osc_newrma_shm_t *shm)
+{
+    return ompi_osc_newrma_shm_whole(shm) && !shm->direct;
+}
 
 /**
  * Collectively create the node segment and place every node-local rank's
