@@ -492,17 +492,37 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
     return ret;
 }
 
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
-                                       const ompi_osc_newrma_pkt_t *pkt, int status)
+/* @p n more packets of @p handled's origin applied: the RMA_DONEs they
+ * complete are answered. */
+static void pkt_add_applied(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *handled,
+                            uint32_t n, bool failed)
 {
-    int32_t src = pkt->hdr.src;
+    int32_t src = handled->hdr.src;
 
     ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
     pkt_set_applied(module, src,
-                    (pkt_applied(module, src) + 1) |
-                        (OMPI_SUCCESS != status ? PKT_APPLIED_FAILED : 0));
-    pkt_settle_rma_dones(module, pkt);
+                    (pkt_applied(module, src) + n) | (failed ? PKT_APPLIED_FAILED : 0));
+    pkt_settle_rma_dones(module, handled);
     ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+}
+
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status)
+{
+    if (NULL != pkt->tally) { /* counted with the rest of its BATCH */
+        pkt->tally->applied++;
+        pkt->tally->failed |= OMPI_SUCCESS != status;
+        return;
+    }
+    pkt_add_applied(module, pkt, 1, OMPI_SUCCESS != status);
+}
+
+/* A BATCH's packets applied: counted at once (an RMA_DONE among them, which
+ * found them not counted yet, is answered now). */
+static void pkt_batch_end(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *handled,
+                          const ompi_osc_newrma_pkt_tally_t *tally)
+{
+    pkt_add_applied(module, handled, tally->applied, tally->failed);
 }
 
 bool ompi_osc_newrma_pkt_test_fail(void)
@@ -762,6 +782,7 @@ void ompi_osc_newrma_pkt_data_fini(void)
 
 void ompi_osc_newrma_pkt_data_register_handlers(void)
 {
+    ompi_osc_newrma_pkt_batch_end_register(pkt_batch_end);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUT, pkt_handle_put);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET, pkt_handle_get);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply);

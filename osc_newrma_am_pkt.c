@@ -136,6 +136,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     }
     pkt->ucx_data = keep ? payload : NULL;
     pkt->replies = NULL;
+    pkt->tally = NULL;
     pkt->rndv = rndv;
     pkt->am_buffer = false;
     if (rndv) {
@@ -242,6 +243,13 @@ void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,
 {
     assert((int) type < PKT_TYPES);
     pkt_handlers[type] = handler;
+}
+
+static ompi_osc_newrma_pkt_batch_end_fn_t pkt_batch_end;
+
+void ompi_osc_newrma_pkt_batch_end_register(ompi_osc_newrma_pkt_batch_end_fn_t fn)
+{
+    pkt_batch_end = fn;
 }
 
 /* ---- aggregation: one active message per target per progress round ---- */
@@ -555,6 +563,7 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
 {
     /* the answers to the packets of one BATCH go back as one BATCH too */
     ompi_osc_newrma_batch_t replies = {0};
+    ompi_osc_newrma_pkt_tally_t tally = {0, false};
     ompi_osc_newrma_pkt_t sub;
     size_t at = 0;
 
@@ -564,6 +573,7 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
         return;
     }
     sub.replies = &replies;
+    sub.tally = &tally;
     sub.ucx_data = NULL; /* the BATCH owns the payload */
     sub.rndv = false;
     sub.am_buffer = false;
@@ -587,6 +597,10 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     }
     if (at < pkt->payload_len) {
         opal_output(0, "osc/newrma: malformed BATCH packet from rank %d", pkt->hdr.src);
+    }
+    if (tally.applied > 0 && NULL != pkt_batch_end) {
+        sub.hdr.src = pkt->hdr.src; /* its acknowledgements join the answers */
+        pkt_batch_end(module, &sub, &tally);
     }
     if (OMPI_SUCCESS != pkt_batch_send(module, &replies, pkt->hdr.src)) {
         opal_output(0, "osc/newrma: cannot answer the packets of rank %d", pkt->hdr.src);
@@ -665,6 +679,7 @@ static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, u
     notice->payload_len = 0;
     notice->ucx_data = NULL;
     notice->replies = NULL;
+    notice->tally = NULL;
     notice->rndv = false;
     notice->am_buffer = false;
     notice->prefix = NULL;

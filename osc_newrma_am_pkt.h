@@ -130,6 +130,15 @@ typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint32_t batch_len;
 } ompi_osc_newrma_pkt_hdr_t;
 
+/** The packets of one BATCH its handlers counted as applied, counted for
+ * their origin once the BATCH is through (ompi_osc_newrma_pkt_count_applied):
+ * one lock and count update per message instead of one per packet. */
+typedef struct {
+    uint32_t applied;
+    /** one of them failed */
+    bool failed;
+} ompi_osc_newrma_pkt_tally_t;
+
 /** A received packet waiting in the inbox. */
 typedef struct ompi_osc_newrma_pkt_t {
     opal_list_item_t super;
@@ -142,6 +151,8 @@ typedef struct ompi_osc_newrma_pkt_t {
     void *ucx_data;
     /** inside a BATCH: where its answers are aggregated, else NULL */
     ompi_osc_newrma_batch_t *replies;
+    /** inside a BATCH: where it is counted applied, else NULL (at once) */
+    ompi_osc_newrma_pkt_tally_t *tally;
     /** an element of the packet free list (else malloc'd) */
     bool pooled;
     /** sent by rendezvous: the payload_len bytes have not arrived yet, the
@@ -254,6 +265,16 @@ int ompi_osc_newrma_pkt_land_pooled(ompi_osc_newrma_pkt_t *pkt);
  */
 typedef void (*ompi_osc_newrma_pkt_handler_fn_t)(ompi_osc_newrma_module_t *module,
                                                  ompi_osc_newrma_pkt_t *pkt);
+
+/** Called once the packets of a BATCH have been handled, with what they
+ * counted in @p tally; @p handled is the last of them (its answers still
+ * aggregated, its header naming the origin). */
+typedef void (*ompi_osc_newrma_pkt_batch_end_fn_t)(ompi_osc_newrma_module_t *module,
+                                                   const ompi_osc_newrma_pkt_t *handled,
+                                                   const ompi_osc_newrma_pkt_tally_t *tally);
+
+/** A BATCH's end goes to @p fn (component init, before any window). */
+void ompi_osc_newrma_pkt_batch_end_register(ompi_osc_newrma_pkt_batch_end_fn_t fn);
 
 /** Packets of @p type go to @p handler (component init, before any window). */
 void ompi_osc_newrma_pkt_handler_register(ompi_osc_newrma_pkt_type_t type,

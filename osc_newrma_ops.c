@@ -759,6 +759,77 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
                                : OMPI_SUCCESS;
 }
 
+/* On a window that is one node's segment with RMA by UCX, a fence's
+ * barrier lets everyone go before each rank has applied the packets its
+ * FENCE_DONEs cover: a later epoch's op to @p target waits until it has
+ * (an RDMA or a mailbox op would overtake another origin's packets). */
+static bool target_fence_drained(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_target_t *target)
+{
+    if (!ompi_osc_newrma_shm_indirect(&module->shm) || 0 == module->fence.count) {
+        return true;
+    }
+    return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, target->rank) -
+                      (int32_t) module->fence.count) >= 0;
+}
+
+bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_target_t *target)
+{
+    if (!target_fence_drained(module, target)) {
+        return false;
+    }
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
+        case OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED:
+            return true;
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            return OMPI_OSC_NEWRMA_LOCK_GRANTED == target->lock_state;
+        default:
+            return false;
+    }
+}
+
+/* A small contiguous PUT in a stream to one target (its aggregated message
+ * open, packets of it unacknowledged, or its mailbox busy) with nothing
+ * queued ahead of it: copied into the target's aggregated message at once,
+ * as issuing an op element would, without one.  Queueing an op element and
+ * issuing it cost two thirds of such a PUT's time (a stream of 8-byte PUTs
+ * under flush, node-local: 214 ns each, 130 of them in the flush's issue).
+ * A lone PUT still takes the full way: the mailbox or RDMA serve it sooner
+ * than a message.  Order is kept: nothing of this target waits in its
+ * queue, and packets are applied in the order they were packed; a GET or
+ * accumulate behind it is queued behind the mailbox's op, as before.
+ * @return true when served (*@p ret its status). */
+static bool rma_put_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
+                           const rma_target_mem_t *mem, size_t bytes, int *ret)
+{
+    ompi_osc_newrma_target_t *target;
+    ptrdiff_t ooff, toff;
+
+    if (OMPI_OSC_NEWRMA_OP_PUT != a->kind || NULL != a->request ||
+        bytes > module->config.aggregate_threshold ||
+        NULL == (target = ompi_osc_newrma_optable_lookup(&module->table, a->target)) ||
+        NULL != target->next_op_to_issue ||
+        (NULL == target->batch.buf && 0 == target->am_sent && NULL == target->mbox_slot) ||
+        !ompi_osc_newrma_target_open(module, target) ||
+        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
+        !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
+        return false;
+    }
+    *ret = ompi_osc_newrma_pkt_put_contig(module, target, (char *) a->origin_addr + ooff, bytes,
+                                          mem->addr + (uint64_t) toff);
+    if (OMPI_SUCCESS == *ret) {
+        ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
+                                OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
+        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
+    }
+    return true;
+}
+
 /* Queue the access as an op element on its target element (RMA_OP). */
 static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                        rma_target_mem_t *mem, size_t bytes, bool *queued)
@@ -900,7 +971,9 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     if (NULL != mem.direct) {
         return rma_direct(a, mem.direct, bytes);
     }
-    ret = rma_enqueue(module, a, &mem, bytes, queued);
+    if (!rma_put_packed(module, a, &mem, bytes, &ret)) {
+        ret = rma_enqueue(module, a, &mem, bytes, queued);
+    }
     if (NULL != mem.region) {
         OBJ_RELEASE(mem.region); /* not queued: nobody uses the rkey */
     }

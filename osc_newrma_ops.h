@@ -34,6 +34,14 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target,
                                    const ompi_osc_newrma_op_t *op);
 
+/** The epoch lets ops of @p target go out now: FENCE or PSCW granted, or
+ * its lock LOCK_GRANTED (not FENCE_ISSUED, when other processes may not
+ * have entered the fence, nor a lock still being acquired); on a window
+ * that is one node's segment with RMA by UCX, the target has applied the
+ * last fence's packets too. */
+bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_target_t *target);
+
 /** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op);

@@ -38,42 +38,13 @@ static bool target_past_threshold(ompi_osc_newrma_module_t *module,
            target->op_count > module->config.piggyback_threshold;
 }
 
-/* On a window that is one node's segment with RMA by UCX, a fence's
- * barrier lets everyone go before each rank has applied the packets its
- * FENCE_DONEs cover: a later epoch's op to @p target waits until it has
- * (an RDMA or a mailbox op would overtake another origin's packets). */
-static bool target_fence_drained(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target)
-{
-    if (!ompi_osc_newrma_shm_indirect(&module->shm) || 0 == module->fence.count) {
-        return true;
-    }
-    return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, target->rank) -
-                      (int32_t) module->fence.count) >= 0;
-}
-
 /* May ops of @p target go out now?  Not while the epoch is still being
- * opened: FENCE_ISSUED (other processes may not have entered the fence), or
- * a per-target lock that is not LOCK_GRANTED; nor while its mailbox holds
- * an op of mine, or it has not applied the last fence's packets. */
+ * opened (ompi_osc_newrma_target_open), nor while its mailbox holds an op
+ * of mine; the first ops wait for PIGGYBACK_THRESHOLD. */
 static bool target_may_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    if (NULL != target->mbox_slot || !target_fence_drained(module, target)) {
-        return false;
-    }
-    switch (module->win_state) {
-        case OMPI_OSC_NEWRMA_WIN_FENCE_GRANTED:
-        case OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED:
-            return target_past_threshold(module, target);
-        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
-            return OMPI_OSC_NEWRMA_LOCK_GRANTED == target->lock_state &&
-                   target_past_threshold(module, target);
-        default:
-            return false;
-    }
+    return NULL == target->mbox_slot && ompi_osc_newrma_target_open(module, target) &&
+           target_past_threshold(module, target);
 }
 
 /* The synchronization message behind the last op: RMA_DONE for FLUSH (and

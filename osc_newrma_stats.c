@@ -51,6 +51,11 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                           "the same message as operations"},
     [OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED] = {"packets_aggregated",
                                                  "Packets packed into aggregated messages"},
+    [OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL] = {"packed_at_call",
+                                             "Small contiguous PUTs behind others to their "
+                                             "target copied into its aggregated message by "
+                                             "MPI_Put itself, without an operation element "
+                                             "(counted in ops_packet too)"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_LOCK_WAITS] = {"lock_waits",
                                          "Lock requests that waited: a node-local lock taken "
