@@ -150,6 +150,7 @@ struct ompi_osc_newrma_component_t {
     int active_req_threshold;
     bool lock_parallel;
     unsigned long aggregate_bytes;
+    unsigned long aggregate_node_bytes;
     unsigned long aggregate_threshold;
     unsigned long rndv_threshold;
     unsigned long batch_rndv_bytes;

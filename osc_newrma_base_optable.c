@@ -32,6 +32,7 @@ static void target_construct(ompi_osc_newrma_target_t *target)
     target->batch.len = 0;
     target->batch.capacity = 0;
     target->batch.count = 0;
+    target->batch.cap = 0;
 }
 
 static void target_destruct(ompi_osc_newrma_target_t *target)

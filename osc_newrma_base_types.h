@@ -48,6 +48,9 @@ typedef struct {
     size_t len;
     size_t capacity;
     uint32_t count;
+    /** the most bytes its message takes (ompi_osc_newrma_pkt_batch_add),
+     * found when it is started; 0 before */
+    size_t cap;
 } ompi_osc_newrma_batch_t;
 
 /** The nine window states of the design (MPIDI_RMA_*). */

@@ -13,7 +13,7 @@
  * MPI_Win_flush_local, of the range the last PUT wrote (it must see it).
  * The target checks every byte and the counter after the epochs.
  *
- *   put_stream FLAVOR SYNC [packed|any]
+ *   put_stream FLAVOR SYNC [packed|any] [SCALE]
  *     SYNC: fence, lock (one exclusive lock epoch per round), lockall
  *     (one epoch, a flush per round), pscw; packed: MPI_Put must have
  *     packed some (create and dynamic windows, where PUTs travel as
@@ -31,7 +31,12 @@
 
 #define ROUNDS 6
 #define STREAM 40
-#define REGION 4096 /* bytes of PUT ranges per round, then the counter */
+/* bytes of PUT ranges per round (then, after ROUNDS of them, the counter) */
+#define REGION (4096 * scale)
+
+/* argv[4]: PUT sizes times this (a round's stream fills several
+ * aggregated messages, osc_newrma_aggregate_node_bytes) */
+static int scale = 1;
 
 static const int sizes[] = {1, 2, 3, 8, 16, 24, 64, 100, 5, 8};
 
@@ -41,9 +46,9 @@ static size_t put_at(int i, int *size)
     size_t at = 0;
 
     for (int k = 0; k < i; ++k) {
-        at += (size_t) sizes[k % 10] * (k % 7 == 6 ? 3 : 1); /* a vector spans 3 */
+        at += (size_t) (sizes[k % 10] * scale) * (k % 7 == 6 ? 3 : 1); /* a vector spans 3 */
     }
-    *size = sizes[i % 10];
+    *size = sizes[i % 10] * scale;
     return at;
 }
 
@@ -180,7 +185,7 @@ int main(int argc, char **argv)
     MPI_T_pvar_handle handle;
     int nprocs, right, left, sync, provided, want_packed;
     size_t bytes = ROUNDS * REGION + sizeof(long);
-    unsigned char *src, got[128];
+    unsigned char *src, *got;
     mtest_win_t w;
 
     if (argc > 1 && 0 == strcmp(argv[1], "fail")) {
@@ -194,6 +199,9 @@ int main(int argc, char **argv)
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     sync = mtest_sync(argv[2]);
     want_packed = argc > 3 && 0 == strcmp(argv[3], "packed");
+    scale = argc > 4 ? atoi(argv[4]) : 1;
+    bytes = ROUNDS * REGION + sizeof(long);
+    got = malloc(128 * (size_t) scale);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
@@ -253,5 +261,6 @@ int main(int argc, char **argv)
     }
     mtest_win_free(&w);
     free(src);
+    free(got);
     return mtest_finalize();
 }
