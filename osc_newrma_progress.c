@@ -438,6 +438,17 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS != x ? x : total;
 }
 
+/* Nothing for a progress round of @p module to do: no target element, no
+ * fence or PSCW opening under way, no mailbox answer awaited.  Read
+ * without the window's lock, as a hint: what its owner adds meanwhile, its
+ * own calls and waits progress, and the next round sees. */
+static bool win_idle(ompi_osc_newrma_module_t *module)
+{
+    return opal_list_is_empty(&module->table.targets) && NULL == module->fence_req &&
+           0 == module->fence.owed && 0 == module->mbox_pending &&
+           OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != module->win_state;
+}
+
 int ompi_osc_newrma_make_rma_progress_global(void)
 {
     ompi_osc_newrma_module_t *module;
@@ -449,7 +460,7 @@ int ompi_osc_newrma_make_rma_progress_global(void)
     {
         module = ompi_osc_newrma_window_of(item);
         /* a window whose lock is taken is being progressed by its owner */
-        if (ompi_osc_newrma_module_trylock(module)) {
+        if (!win_idle(module) && ompi_osc_newrma_module_trylock(module)) {
             if (module->ready) {
                 ret = ompi_osc_newrma_make_rma_progress_win(module);
                 total += ret > 0 ? ret : 0;
