@@ -16,6 +16,7 @@
 #include "opal/class/opal_free_list.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_base_dtype.h"
@@ -478,7 +479,7 @@ static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_
         if (pkt->payload_len != pkt->hdr.len) {
             return OMPI_ERR_BAD_PARAM;
         }
-        memcpy((void *) (uintptr_t) pkt->hdr.addr, pkt->payload, pkt->payload_len);
+        ompi_osc_newrma_copy((void *) (uintptr_t) pkt->hdr.addr, pkt->payload, pkt->payload_len);
         return OMPI_SUCCESS;
     }
     dt = ompi_osc_newrma_pkt_datatype(module, pkt);
@@ -720,7 +721,7 @@ void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
 {
     if (OMPI_SUCCESS == pkt->hdr.status && pkt->payload_len == pkt->hdr.len &&
         pkt->hdr.tag + pkt->hdr.len <= op->bytes) {
-        memcpy(stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
+        ompi_osc_newrma_copy(stream + pkt->hdr.tag, pkt->payload, pkt->payload_len);
     } else {
         op->status = OMPI_ERROR; /* the target could not read or apply it */
     }

@@ -20,6 +20,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_base_element.h"
 #include "osc_newrma_base_mutex.h"
@@ -143,7 +144,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
         pkt->payload = NULL; /* not here yet */
     }
     if (!keep && payload_len > 0) {
-        memcpy(pkt->payload, payload, payload_len);
+        ompi_osc_newrma_copy(pkt->payload, payload, payload_len);
     }
     pkt_inbox_append(pkt);
     return keep;
@@ -461,10 +462,10 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     memcpy(at, hdr, sizeof(*hdr));
     at += sizeof(*hdr);
     if (len1 > 0) {
-        memcpy(at, p1, len1);
+        ompi_osc_newrma_copy(at, p1, len1);
     }
     if (len2 > 0) {
-        memcpy(at + len1, p2, len2);
+        ompi_osc_newrma_copy(at + len1, p2, len2);
     }
     memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
     batch->len += entry;

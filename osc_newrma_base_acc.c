@@ -15,6 +15,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
 
 /* ---- checks ---- */
@@ -419,7 +420,7 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     char *t = (char *) (uintptr_t) addr;
 
     if (NULL != a->result) {
-        memcpy(a->result + rel, t, len);
+        ompi_osc_newrma_copy(a->result + rel, t, len);
     }
     if (NULL == a->origin) {
         return OMPI_SUCCESS; /* NO_OP */
@@ -429,7 +430,7 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
             memcpy(t, a->origin + rel, len);
         }
     } else if (acc_is_replace(a->op)) {
-        memcpy(t, a->origin + rel, len);
+        ompi_osc_newrma_copy(t, a->origin + rel, len);
     } else if (NULL != w->loop) {
         w->loop(t, a->origin + rel, len / w->size);
     } else {
@@ -465,10 +466,10 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     }
     acc_lock(lock);
     if (NULL != result) {
-        memcpy(result, target, bytes);
+        ompi_osc_newrma_copy(result, target, bytes);
     }
     if (replace) {
-        memcpy(target, origin, bytes);
+        ompi_osc_newrma_copy(target, origin, bytes);
     } else if (NULL != loop) {
         loop(target, origin, bytes / size);
     }

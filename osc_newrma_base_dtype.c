@@ -14,6 +14,7 @@
 #include "opal/datatype/opal_convertor.h"
 
 #include "osc_newrma_base_dtype.h"
+#include "osc_newrma_base_copy.h"
 
 #define OSC_NEWRMA_IOV_BATCH 64
 
@@ -259,7 +260,7 @@ static char *vector_element(const ompi_osc_newrma_dtype_vector_t *v, char *at, c
 /* Part of one byte range of a block: @p n bytes from @p at. */
 static char *vector_bytes(char *at, size_t n, char *stream, bool unpack)
 {
-    memcpy(unpack ? at : stream, unpack ? stream : at, n);
+    ompi_osc_newrma_copy(unpack ? at : stream, unpack ? stream : at, n);
     return stream + n;
 }
 

@@ -20,6 +20,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_base_element.h"
@@ -342,9 +343,9 @@ static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
         ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         /* the common case: one block each side, no convertor */
         if (OMPI_OSC_NEWRMA_OP_PUT == a->kind) {
-            memcpy(target + toff, (char *) a->origin_addr + ooff, bytes);
+            ompi_osc_newrma_copy(target + toff, (char *) a->origin_addr + ooff, bytes);
         } else {
-            memcpy((char *) a->origin_addr + ooff, target + toff, bytes);
+            ompi_osc_newrma_copy((char *) a->origin_addr + ooff, target + toff, bytes);
         }
         return OMPI_SUCCESS;
     }
@@ -1164,7 +1165,7 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
 }
 
 /* The fast path's copy: a single element of the usual sizes as moves the
- * compiler emits in place, anything else by memcpy (a call). */
+ * compiler emits in place, anything else by ompi_osc_newrma_copy. */
 static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const void *src,
                                                               size_t bytes)
 {
@@ -1176,7 +1177,7 @@ static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const v
             memcpy(dst, src, 8);
             break;
         default:
-            memcpy(dst, src, bytes);
+            ompi_osc_newrma_copy(dst, src, bytes);
     }
 }
 

@@ -1,0 +1,66 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/* Unit test of the data copy (osc_newrma_base_copy.h): every length up to
+ * past the loop's threshold, at destinations on both sides of the range
+ * the loop takes (1-64 bytes ahead of the source modulo 4 KiB), copies
+ * exactly the bytes asked for: each of them, and none around them. */
+#include "ompi_config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osc_newrma_base_copy.h"
+#include "unit.h"
+
+#define MAX_LEN  (OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 300)
+#define GUARD    64
+#define AREA     (2 * 4096 + MAX_LEN + 2 * GUARD)
+
+static unsigned char src_area[AREA] __attribute__((aligned(4096)));
+static unsigned char dst_area[AREA] __attribute__((aligned(4096)));
+
+static void copy_at(size_t ahead, size_t len)
+{
+    unsigned char *src = src_area + 4096, *dst = dst_area + 4096 + ahead;
+    int wrong = 0;
+
+    memset(dst - GUARD, 0xEE, len + 2 * GUARD);
+    ompi_osc_newrma_copy(dst, src, len);
+    for (size_t i = 0; i < len; ++i) {
+        wrong += dst[i] != src[i];
+    }
+    for (size_t i = 1; i <= GUARD; ++i) {
+        wrong += dst[-(ptrdiff_t) i] != 0xEE || dst[len + i - 1] != 0xEE;
+    }
+    if (wrong) {
+        fprintf(stderr, "copy of %zu bytes, destination %zu ahead: %d bytes wrong\n", len, ahead,
+                wrong);
+    }
+    CHECK(0 == wrong);
+}
+
+int main(void)
+{
+    static const size_t aheads[] = {0, 1, 7, 16, 31, 32, 63, 64, 65, 100, 2048, 4031, 4095};
+    static const size_t lens[] = {0, 1, 63, 64, 65, 1000, OMPI_OSC_NEWRMA_COPY_ALIAS_MIN - 1,
+                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN,
+                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 1,
+                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 63, MAX_LEN};
+
+    for (size_t i = 0; i < sizeof(src_area); ++i) {
+        src_area[i] = (unsigned char) (i * 131 + (i >> 8));
+    }
+    for (size_t a = 0; a < sizeof(aheads) / sizeof(aheads[0]); ++a) {
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); ++l) {
+            copy_at(aheads[a], lens[l]);
+        }
+    }
+    /* the loop at every tail length past its threshold */
+    for (size_t len = OMPI_OSC_NEWRMA_COPY_ALIAS_MIN; len < MAX_LEN; len += 37) {
+        copy_at(17, len);
+    }
+    return unit_finish("test_copy");
+}
