@@ -221,15 +221,16 @@ bool ompi_osc_newrma_dtype_vector(struct ompi_datatype_t *dt, int count,
 
 /* One element's blocks.  Inlined with a constant @p n below, each block's
  * copy becomes a move or two instead of a call to memcpy (the call was
- * most of the cost of a layout of 8-byte blocks). */
+ * most of the cost of a layout of 8-byte blocks); blocks of other sizes go
+ * through ompi_osc_newrma_copy, as a large one may meet glibc's slow case. */
 static inline __opal_attribute_always_inline__ char *
 vector_blocks(char *at, ptrdiff_t stride, size_t blocks, size_t n, char *stream, bool unpack)
 {
     for (size_t b = 0; b < blocks; ++b, at += stride, stream += n) {
         if (unpack) {
-            memcpy(at, stream, n);
+            ompi_osc_newrma_copy(at, stream, n);
         } else {
-            memcpy(stream, at, n);
+            ompi_osc_newrma_copy(stream, at, n);
         }
     }
     return stream;

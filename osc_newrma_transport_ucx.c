@@ -20,6 +20,7 @@
 #include "opal/class/opal_free_list.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_transport_ucx.h"
@@ -1099,7 +1100,7 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
     if (NULL == moved) {
         return NULL;
     }
-    memcpy(moved, buf->data, buf->room);
+    ompi_osc_newrma_copy(moved, buf->data, buf->room);
     ucx_pooled_put(&buf->head);
     return moved;
 }
@@ -1158,10 +1159,10 @@ int ompi_osc_newrma_ucx_am_send2(ucp_ep_h ep, const void *hdr, size_t hdr_len, c
     }
     memcpy(data, hdr, hdr_len);
     if (len1 > 0) {
-        memcpy(data + hdr_len, p1, len1);
+        ompi_osc_newrma_copy(data + hdr_len, p1, len1);
     }
     if (len2 > 0) {
-        memcpy(data + hdr_len + len1, p2, len2);
+        ompi_osc_newrma_copy(data + hdr_len + len1, p2, len2);
     }
     return ompi_osc_newrma_ucx_am_send_buffer(ep, data, len1 + len2, false);
 }
