@@ -123,6 +123,7 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->am_sent = 0;
     target->rdma_reads = false;
     target->mbox_op = NULL;
+    target->mbox_dest = NULL;
     target->mbox_slot = NULL;
     target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE;
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;

@@ -146,6 +146,9 @@ struct ompi_osc_newrma_target_t {
     /** the fetching op waiting for that slot's answer; NULL when it
      * fetches nothing (it completed locally when posted) */
     ompi_osc_newrma_op_t *mbox_op;
+    /** where that answer goes: the op's stream, or for an access posted at
+     * the call without an op element (mbox_op NULL) the user's buffer */
+    char *mbox_dest;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
     /** channel of the accumulates in flight (accumulate ordering) */

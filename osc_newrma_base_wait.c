@@ -59,6 +59,20 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
     }
 }
 
+int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_cond_fn_t cond, void *arg)
+{
+    while (!cond(module, arg)) {
+        if (wait_engine.peer_lost(module)) {
+            return MPI_ERR_OTHER;
+        }
+        ompi_osc_newrma_module_unlock(module);
+        opal_progress();
+        ompi_osc_newrma_module_lock(module);
+    }
+    return OMPI_SUCCESS;
+}
+
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 {
     wait_engine.agent_turn(module);

@@ -76,6 +76,14 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
                                   void *arg);
 
 /**
+ * PROGRESS_WAIT for what only a peer does (a mailbox slot's answer): the
+ * same loop without the window's progress rounds, which issue and retire
+ * this process's own operations and cost more than the wait's poll.
+ */
+int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_cond_fn_t cond, void *arg);
+
+/**
  * A direct flush, unlock or MPI_Win_sync completes without waiting, so a
  * process spinning on them (a CAS mutex in its own window) would never
  * serve the packets and UCX atomics other origins send it: give the

@@ -33,48 +33,40 @@ static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
 
-/* What the op puts in the slot: its operands (a CAS's compare value after
- * them), or for a fetching op where its answer goes. */
-static int mbox_fill(ompi_osc_newrma_op_t *op, ompi_osc_newrma_shm_mbox_t *slot,
-                     const char *stream)
+/* What the access puts in the slot: its operands (a CAS's compare value
+ * after them). */
+static void mbox_fill(const ompi_osc_newrma_mbox_access_t *access,
+                      ompi_osc_newrma_shm_mbox_t *slot)
 {
-    bool acc = ompi_osc_newrma_op_kind_is_acc(op->kind);
+    bool acc = ompi_osc_newrma_op_kind_is_acc(access->kind);
 
-    slot->kind = (uint8_t) op->kind;
-    slot->len = (uint16_t) op->bytes;
-    slot->acc_op = (uint16_t) (acc && NULL != op->acc_op ? op->acc_op->o_f_to_c_index : 0);
-    slot->acc_dt = (uint16_t) (acc ? op->acc_basic->d_f_to_c_index : 0);
-    slot->fetch = OMPI_OSC_NEWRMA_OP_GET == op->kind || ompi_osc_newrma_op_kind_fetches(op->kind);
-    if (NULL != stream && OMPI_OSC_NEWRMA_OP_GET != op->kind) {
-        memcpy(slot->data, stream, op->bytes);
+    slot->kind = (uint8_t) access->kind;
+    slot->len = (uint16_t) access->bytes;
+    slot->acc_op = (uint16_t) (acc && NULL != access->acc_op ? access->acc_op->o_f_to_c_index
+                                                              : 0);
+    slot->acc_dt = (uint16_t) (acc ? access->acc_basic->d_f_to_c_index : 0);
+    slot->fetch = OMPI_OSC_NEWRMA_OP_GET == access->kind ||
+                  ompi_osc_newrma_op_kind_fetches(access->kind);
+    if (NULL != access->operands) {
+        memcpy(slot->data, access->operands, access->bytes);
     }
-    if (OMPI_OSC_NEWRMA_OP_CAS == op->kind) {
-        memcpy(slot->data + op->bytes, op->compare, op->bytes);
+    if (OMPI_OSC_NEWRMA_OP_CAS == access->kind) {
+        memcpy(slot->data + access->bytes, access->compare, access->bytes);
     }
-    if (OMPI_OSC_NEWRMA_OP_GET == op->kind) {
-        op->get_stream = (char *) stream;
-        return OMPI_SUCCESS;
-    }
-    return slot->fetch ? ompi_osc_newrma_acc_result_stream(op) : OMPI_SUCCESS;
+    slot->addr = access->addr;
 }
 
-bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                char *stream, int *ret_p)
+/* Claim a slot of @p target's mailbox, fill and post it; @p op, when there
+ * is one, waits for a fetching access's answer. */
+static bool mbox_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                      const ompi_osc_newrma_mbox_access_t *access, ompi_osc_newrma_op_t *op)
 {
-    ompi_osc_newrma_shm_mbox_t *slot;
-    ptrdiff_t toff;
+    ompi_osc_newrma_shm_mbox_t *slot = ompi_osc_newrma_shm_mbox_claim(module, target->rank);
 
-    if (!mbox_wanted(module, target, op, &toff) ||
-        NULL == (slot = ompi_osc_newrma_shm_mbox_claim(module, target->rank))) {
+    if (NULL == slot) {
         return false;
     }
-    *ret_p = mbox_fill(op, slot, stream);
-    if (OMPI_SUCCESS != *ret_p) {
-        ompi_osc_newrma_shm_mbox_free(slot);
-        return true;
-    }
-    slot->addr = op->target_addr + (uint64_t) toff;
+    mbox_fill(access, slot);
     target->mbox_slot = slot;
     module->mbox_pending++;
     if (slot->fetch) {
@@ -82,11 +74,75 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
          * locally now (its operands are in the slot): MPI_Win_flush_local
          * does not wait for the target */
         target->mbox_op = op;
-        opal_atomic_add_fetch_32(&op->outstanding, 1);
-        opal_atomic_add_fetch_32(&module->active_reqs, 1);
+        target->mbox_dest = access->dest;
+        if (NULL != op) {
+            opal_atomic_add_fetch_32(&op->outstanding, 1);
+            opal_atomic_add_fetch_32(&module->active_reqs, 1);
+        }
     }
-    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX, op->bytes);
+    ompi_osc_newrma_stat_op(&module->stats, access->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX,
+                            access->bytes);
     ompi_osc_newrma_shm_mbox_post(slot);
+    return true;
+}
+
+/* Where a fetching op's answer goes: a GET's destination, or the result
+ * stream of an accumulate. */
+static int mbox_op_dest(ompi_osc_newrma_op_t *op, char *stream, char **dest_p)
+{
+    int ret = OMPI_SUCCESS;
+
+    if (OMPI_OSC_NEWRMA_OP_GET == op->kind) {
+        op->get_stream = stream;
+    } else if (ompi_osc_newrma_op_kind_fetches(op->kind)) {
+        ret = ompi_osc_newrma_acc_result_stream(op);
+    }
+    *dest_p = OMPI_OSC_NEWRMA_OP_GET == op->kind ? op->get_stream : op->result_stream;
+    return ret;
+}
+
+bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
+                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                char *stream, int *ret_p)
+{
+    ompi_osc_newrma_mbox_access_t access = {.kind = op->kind,
+                                            .bytes = op->bytes,
+                                            .compare = op->compare,
+                                            .acc_op = op->acc_op,
+                                            .acc_basic = op->acc_basic};
+    ptrdiff_t toff;
+
+    if (!mbox_wanted(module, target, op, &toff)) {
+        return false;
+    }
+    /* the answer's place first: a failure is the op's, slot or not */
+    *ret_p = mbox_op_dest(op, stream, &access.dest);
+    if (OMPI_SUCCESS != *ret_p) {
+        return true;
+    }
+    access.operands = OMPI_OSC_NEWRMA_OP_GET == op->kind ? NULL : stream;
+    access.addr = op->target_addr + (uint64_t) toff;
+    return mbox_post(module, target, &access, op);
+}
+
+/* Nothing of mine at @p target to overtake: nothing queued, in flight or
+ * unacknowledged (mbox_wanted's conditions for an op that is not queued). */
+static bool mbox_target_idle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    return module->mbox_ok && NULL == target->mbox_slot && opal_list_is_empty(&target->ops) &&
+           NULL == target->batch.buf && 0 == target->am_sent && !target->needs_rma_done &&
+           0 == target->flush_pending && 0 == *ompi_osc_newrma_ack_counter(module, target);
+}
+
+bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
+                                      ompi_osc_newrma_target_t *target,
+                                      const ompi_osc_newrma_mbox_access_t *access, int *ret_p)
+{
+    if (access->bytes > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES || !mbox_target_idle(module, target) ||
+        !mbox_post(module, target, access, NULL)) {
+        return false;
+    }
+    *ret_p = OMPI_SUCCESS;
     return true;
 }
 
@@ -94,7 +150,8 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
  * status and data (a failure of one that fetched nothing goes to the
  * window: the next completing synchronization returns it); the slot is
  * free again and the target open to its next ops. */
-static int mbox_reap_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_target_t *target)
 {
     ompi_osc_newrma_shm_mbox_t *slot = target->mbox_slot;
     ompi_osc_newrma_op_t *op = target->mbox_op;
@@ -105,18 +162,21 @@ static int mbox_reap_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     if (OMPI_SUCCESS != slot->status) {
         OSC_NEWRMA_VERBOSE(1, "rank %d could not apply an operation: %d", target->rank,
                            slot->status);
+        /* an op element's failure is its own; an access posted at the
+         * call (or one that fetches nothing) fails the window's next
+         * completing synchronization */
         if (NULL != op) {
             op->status = OMPI_ERROR;
         } else {
             ompi_osc_newrma_module_error(module, OMPI_ERROR);
         }
-    } else if (NULL != op) {
-        memcpy(OMPI_OSC_NEWRMA_OP_GET == op->kind ? op->get_stream : op->result_stream,
-               ompi_osc_newrma_shm_mbox_result(slot), op->bytes);
+    } else if (NULL != target->mbox_dest) {
+        memcpy(target->mbox_dest, ompi_osc_newrma_shm_mbox_result(slot), slot->len);
     }
     ompi_osc_newrma_shm_mbox_free(slot);
     target->mbox_slot = NULL;
     target->mbox_op = NULL;
+    target->mbox_dest = NULL;
     module->mbox_pending--;
     if (NULL != op) {
         opal_atomic_add_fetch_32(&module->active_reqs, -1);
@@ -133,7 +193,7 @@ int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module)
     for (target = ompi_osc_newrma_optable_first(&module->table);
          module->mbox_pending > 0 && NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        reaped += mbox_reap_target(module, target);
+        reaped += ompi_osc_newrma_mbox_reap_target(module, target);
     }
     return reaped;
 }

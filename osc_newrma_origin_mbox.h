@@ -27,6 +27,38 @@
 
 #include "osc_newrma_base_types.h"
 
+struct ompi_op_t;
+struct ompi_datatype_t;
+
+/** One small contiguous access as the mailbox carries it. */
+typedef struct {
+    ompi_osc_newrma_op_kind_t kind;
+    size_t bytes;
+    /** the target address of its first byte */
+    uint64_t addr;
+    /** PUT data or accumulate operands; NULL for a GET or MPI_NO_OP */
+    const char *operands;
+    /** CAS: the compare value */
+    const void *compare;
+    /** accumulate family: the reduction (NULL for CAS) and element type */
+    struct ompi_op_t *acc_op;
+    struct ompi_datatype_t *acc_basic;
+    /** a fetching op: where its answer goes (contiguous, @p bytes) */
+    char *dest;
+} ompi_osc_newrma_mbox_access_t;
+
+/**
+ * Origin, at the call itself (window lock held, the target's epoch open):
+ * post @p access to @p target's mailbox when the target is idle (nothing
+ * queued, in flight or unacknowledged) and a slot is free, without an op
+ * element: the target element keeps where a fetching op's answer goes.
+ * The call must carry no request.  @return true when it went (*@p ret_p
+ * its result), false when it takes the op element's way.
+ */
+bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
+                                      ompi_osc_newrma_target_t *target,
+                                      const ompi_osc_newrma_mbox_access_t *access, int *ret_p);
+
 /**
  * Origin: issue @p op (window lock held) through @p target's mailbox when
  * it qualifies and a slot is free; @p stream holds its packed operands (a
@@ -36,6 +68,11 @@
 bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
                                 char *stream, int *ret_p);
+
+/** Origin: take the answer of @p target's slot if it has come (window lock
+ * held).  @return 1 when taken, else 0. */
+int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_target_t *target);
 
 /** Origin: take the answers of @p module's slots that have them (window
  * lock held).  @return how many. */

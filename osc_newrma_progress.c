@@ -455,7 +455,9 @@ int ompi_osc_newrma_make_rma_progress_global(void)
     opal_list_item_t *item;
     int total = 0, ret;
 
-    ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
+    /* the list changes only in MPI calls: without MPI threads, none runs
+     * beside this walk (the async progress thread only reads it) */
+    ompi_osc_newrma_mutex_lock_mt(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     OPAL_LIST_FOREACH(item, &component.windows, opal_list_item_t)
     {
         module = ompi_osc_newrma_window_of(item);
@@ -468,7 +470,7 @@ int ompi_osc_newrma_make_rma_progress_global(void)
             ompi_osc_newrma_module_unlock(module);
         }
     }
-    ompi_osc_newrma_mutex_unlock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
+    ompi_osc_newrma_mutex_unlock_mt(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     return total;
 }
 

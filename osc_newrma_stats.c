@@ -56,6 +56,11 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                              "target copied into its aggregated message by "
                                              "MPI_Put itself, without an operation element "
                                              "(counted in ops_packet too)"},
+    [OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL] = {"mailbox_at_call",
+                                              "Small contiguous operations to an idle "
+                                              "node-local target posted to its mailbox by the "
+                                              "MPI call itself, without an operation element "
+                                              "(counted in ops_mailbox too)"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_LOCK_WAITS] = {"lock_waits",
                                          "Lock requests that waited: a node-local lock taken "

@@ -24,7 +24,12 @@
  * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
  * origins than slots: the rest go as packets) with exact totals, and an
  * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
- * same element, which must land after it. */
+ * same element, which must land after it.  Last, each rank's ops behind one
+ * posted by the call itself (the mailbox_at_call counter: a lone op to an
+ * idle target whose lock is held goes to the mailbox without an op
+ * element): a FETCH_AND_OP, then at once a REPLACE and two NO_OP fetches
+ * of the same element, flushed together, in order; then a FETCH_AND_OP
+ * alone, whose MPI_Win_flush_local must bring its answer. */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,9 +45,10 @@
 #define WIN_BYTES (CONTEND + 4 * SLOT)
 #define ROUNDS   200
 
-enum { MAILBOX, PACKET, NPATH };
+enum { MAILBOX, PACKET, AT_CALL, NPATH };
 static const char *const path_names[NPATH] = {"osc_newrma_win_ops_mailbox",
-                                              "osc_newrma_win_ops_packet"};
+                                              "osc_newrma_win_ops_packet",
+                                              "osc_newrma_win_mailbox_at_call"};
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle path_h[NPATH];
 static int nprocs, right, left;
@@ -358,6 +364,49 @@ static void run_contended(void)
     }
 }
 
+/* Under one lock_all epoch, ROUNDS times to my right neighbour's element:
+ * FETCH_AND_OP (SUM 1), then before any flush a REPLACE and two NO_OP
+ * fetches of the same element, queued behind the first; then the flush.  From
+ * the second round on the target element is idle with its lock held, so
+ * the first op goes to the mailbox from the call (in mailbox mode), and so
+ * does a FETCH_AND_OP alone after the flush, completed by flush_local.
+ * @return how many ops went so. */
+static unsigned long long run_behind(void)
+{
+    unsigned long long before = path_count(AT_CALL);
+    int64_t one = 1, old, seen, got, put, expect;
+    MPI_Aint at = disp(right, CONTEND + 3 * SLOT);
+
+    slots_reset();
+    expect = 0; /* slots_reset zeroes the contended slots */
+    MPI_CHECK(MPI_Win_lock_all(0, w.win));
+    for (int i = 0; i < ROUNDS; ++i) {
+        put = 1000 * (mtest_rank + 1) + i;
+        old = seen = got = -1;
+        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at, MPI_SUM, w.win));
+        MPI_CHECK(MPI_Accumulate(&put, 1, MPI_INT64_T, right, at, 1, MPI_INT64_T, MPI_REPLACE,
+                                 w.win));
+        MPI_CHECK(MPI_Fetch_and_op(NULL, &seen, MPI_INT64_T, right, at, MPI_NO_OP, w.win));
+        MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, &got, 1, MPI_INT64_T, right, at, 1,
+                                     MPI_INT64_T, MPI_NO_OP, w.win));
+        MPI_CHECK(MPI_Win_flush(right, w.win));
+        MTEST_CHECK(old == expect && seen == put && got == put,
+                    "round %d: FOP fetched %lld (expected %lld), the NO_OPs behind the REPLACE "
+                    "of %lld saw %lld and %lld", i, (long long) old, (long long) expect,
+                    (long long) put, (long long) seen, (long long) got);
+        /* alone again: a fetch completes locally only with its answer */
+        old = -1;
+        MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at, MPI_SUM, w.win));
+        MPI_CHECK(MPI_Win_flush_local(right, w.win));
+        MTEST_CHECK(old == put, "round %d: FOP + flush_local fetched %lld, expected %lld", i,
+                    (long long) old, (long long) put);
+        expect = put + 1;
+    }
+    MPI_CHECK(MPI_Win_unlock_all(w.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    return path_count(AT_CALL) - before;
+}
+
 /* Rank 1 fails the first op its agent applies (@p fetch: a FETCH_AND_OP,
  * whose request fails; else an ACCUMULATE, complete locally at once, whose
  * failure the window keeps): rank 0's flush says so. */
@@ -395,6 +444,7 @@ int main(int argc, char **argv)
     const char *mode = argc > 2 ? argv[2] : "mailbox";
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
     const char *syncs[] = {"lockall", "fence", "pscw"};
+    unsigned long long at_call;
     int provided;
 
     if (0 == strcmp(mode, "off")) {
@@ -427,9 +477,13 @@ int main(int argc, char **argv)
         run_contended();
         MTEST_CHECK(0 != strcmp(mode, "mailbox") || path_count(MAILBOX) > 0,
                     "no op went by the mailbox");
+        at_call = run_behind();
+        MTEST_CHECK(0 == strcmp(mode, "mailbox") ? at_call >= 2 * ROUNDS - 1 : 0 == at_call,
+                    "%llu of %d rounds posted their first op at the call", at_call, ROUNDS);
     }
-    MPI_T_pvar_handle_free(session, &path_h[MAILBOX]);
-    MPI_T_pvar_handle_free(session, &path_h[PACKET]);
+    for (int p = 0; p < NPATH; ++p) {
+        MPI_T_pvar_handle_free(session, &path_h[p]);
+    }
     MPI_T_pvar_session_free(&session);
     mtest_win_free(&w);
     MPI_T_finalize();
