@@ -876,20 +876,36 @@ static bool passive_mbox_answered(ompi_osc_newrma_module_t *module, void *arg)
            ompi_osc_newrma_mbox_reap_target(module, target) > 0;
 }
 
-/* A flush of a lone small op in the mailbox: only its answer is awaited,
- * and the window's progress rounds (issue, retire, send) would find nothing
- * to do.  An UNLOCK takes them (they release the lock): waiting for the
- * answer first there measured alike and cost 170 more instructions. */
-static bool passive_lone_mbox(ompi_osc_newrma_target_t *target, ompi_osc_newrma_sync_flag_t flag)
+/* A lone small op in the mailbox: only its answer is awaited (for a flush,
+ * or a flush_local of an op that fetches), and the window's progress
+ * rounds (issue, retire, send) would find nothing to do; after it, an
+ * UNLOCK of a lock word owes no message (the caller releases the word). */
+static bool passive_lone_mbox(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_sync_flag_t flag)
 {
-    return passive_mbox_only(target) && OMPI_OSC_NEWRMA_SYNC_UNLOCK != flag &&
-           (OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL != flag || NULL != target->mbox_dest);
+    if (!passive_mbox_only(target)) {
+        return false;
+    }
+    switch (flag) {
+        case OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL:
+            return NULL != target->mbox_dest;
+        case OMPI_OSC_NEWRMA_SYNC_UNLOCK:
+            return NULL != ompi_osc_newrma_peer(module, target->rank)->lock;
+        default:
+            return true;
+    }
 }
 
 static int passive_wait_mbox(ompi_osc_newrma_module_t *module, passive_wait_t *wait)
 {
+    ompi_osc_newrma_target_t *target;
     int ret = ompi_osc_newrma_progress_wait_peer(module, passive_mbox_answered, &wait->rank);
 
+    if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_SYNC_UNLOCK == wait->flag &&
+        NULL != (target = ompi_osc_newrma_optable_lookup(&module->table, wait->rank))) {
+        /* what issuing the target's ops would do next, with none left */
+        ret = ompi_osc_newrma_passive_send_unlock(module, target);
+    }
     if (OMPI_SUCCESS != ret || passive_done(module, wait)) {
         return ret;
     }
@@ -911,9 +927,9 @@ static int passive_complete_rank(ompi_osc_newrma_module_t *module, int rank,
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = passive_lone_mbox(target, flag) ? passive_wait_mbox(module, &wait)
-                                           : ompi_osc_newrma_progress_wait(module, passive_done,
-                                                                           &wait);
+    ret = passive_lone_mbox(module, target, flag)
+              ? passive_wait_mbox(module, &wait)
+              : ompi_osc_newrma_progress_wait(module, passive_done, &wait);
     if (OMPI_SUCCESS == ret) {
         passive_finish(module, rank, flag);
     }

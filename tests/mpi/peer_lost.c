@@ -15,12 +15,15 @@
  *   pscw: the others start an access epoch to the victim, which never
  *         posts; MPI_Win_start / MPI_Put / MPI_Win_complete cannot finish;
  *   wait: the others expose their window to the victim, which never
- *         starts or completes; MPI_Win_post / MPI_Win_wait cannot finish.
+ *         starts or completes; MPI_Win_post / MPI_Win_wait cannot finish;
+ *   fetch: under lock_all, the others' second MPI_Fetch_and_op to the
+ *         victim (a mailbox slot posted by the call, on one node with user
+ *         memory) is never answered: MPI_Win_flush cannot finish.
  * The survivors then check that a window without the victim still works,
  * print the verdict and leave without MPI_Finalize, which is collective
  * over MPI_COMM_WORLD and so would wait for the dead process.
  *
- * usage: peer_lost FLAVOR lock|pscw|wait
+ * usage: peer_lost FLAVOR lock|pscw|wait|fetch
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +84,32 @@ static int victim_wait(MPI_Win win, int victim)
     return rc;
 }
 
+/* A first FETCH_AND_OP while the victim still serves (it waits in the
+ * second barrier) leaves the lock held and the target idle, so the second
+ * is posted to the mailbox by the call, and its flush waits for the answer
+ * alone. */
+static int victim_fetch(MPI_Win win, int victim, MPI_Aint disp)
+{
+    long one = 1, old = -1;
+    int rc = MPI_Win_lock_all(0, win);
+
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Fetch_and_op(&one, &old, MPI_LONG, victim, disp, MPI_SUM, win);
+    }
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Win_flush(victim, win);
+    }
+    MTEST_CHECK(MPI_SUCCESS == rc, "FETCH_AND_OP to the victim while it lives: %d", rc);
+    MPI_Barrier(MPI_COMM_WORLD);
+    usleep(200000); /* the victim has left the barrier's progress: asleep */
+    rc = MPI_Fetch_and_op(&one, &old, MPI_LONG, victim, disp, MPI_SUM, win);
+    if (MPI_SUCCESS == rc) {
+        rc = MPI_Win_flush(victim, win);
+    }
+    (void) MPI_Win_unlock_all(win); /* the dead peer's part fails again */
+    return rc;
+}
+
 /* The survivors' own window still works after the loss. */
 static void survivors_window(MPI_Comm survivors, const char *flavor)
 {
@@ -125,6 +154,9 @@ int main(int argc, char **argv)
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, victim, 0, w.win);
         }
         MPI_Barrier(MPI_COMM_WORLD);
+        if (0 == strcmp(what, "fetch")) {
+            MPI_Barrier(MPI_COMM_WORLD); /* serving the first FETCH_AND_OPs */
+        }
         sleep(1); /* the others are waiting for me now */
         _exit(0);
     }
@@ -133,6 +165,8 @@ int main(int argc, char **argv)
         rc = victim_lock(w.win, victim);
     } else if (0 == strcmp(what, "pscw")) {
         rc = victim_pscw(w.win, victim);
+    } else if (0 == strcmp(what, "fetch")) {
+        rc = victim_fetch(w.win, victim, (MPI_Aint) w.disp0[victim]);
     } else {
         rc = victim_wait(w.win, victim);
     }

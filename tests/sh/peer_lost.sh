@@ -7,7 +7,7 @@
 # the same way (MPI_Finalize would wait for the dead), so mpirun's exit
 # status says nothing: the verdict is rank 0's " No Errors" and no
 # "Found"/error line, within this script's time limit.
-# usage: peer_lost.sh BINDIR lock|pscw|wait FLAVOR NP shm|ucx|tcp|remote
+# usage: peer_lost.sh BINDIR lock|pscw|wait|fetch FLAVOR NP shm|ucx|tcp|remote
 bindir=$1 what=$2 flavor=$3 np=$4 path=$5
 case "$path" in
     shm) args="" ;;
