@@ -59,6 +59,12 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
     }
 }
 
+int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
+                                         ompi_osc_newrma_cond_fn_t cond, void *arg)
+{
+    return cond(module, arg) ? OMPI_SUCCESS : ompi_osc_newrma_progress_wait(module, cond, arg);
+}
+
 int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_cond_fn_t cond, void *arg)
 {

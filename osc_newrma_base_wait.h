@@ -76,6 +76,15 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
                                   void *arg);
 
 /**
+ * PROGRESS_WAIT unless @p cond holds already, for a condition that peers
+ * make true (their POSTs and COMPLETEs, a granted epoch): a progress round
+ * of this window's own operations would change nothing, and on one node
+ * it cost a quarter of an empty PSCW epoch's instructions.
+ */
+int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
+                                         ompi_osc_newrma_cond_fn_t cond, void *arg);
+
+/**
  * PROGRESS_WAIT for what only a peer does (a mailbox slot's answer): the
  * same loop without the window's progress rounds, which issue and retire
  * this process's own operations and cost more than the wait's poll.

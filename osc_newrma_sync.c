@@ -522,7 +522,7 @@ static bool pscw_posts_arrived(ompi_osc_newrma_module_t *module, void *arg)
  * grant the epoch on an empty request list meanwhile. */
 static int pscw_wait_posts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
 {
-    int ret = ompi_osc_newrma_progress_wait(module, pscw_posts_arrived, g);
+    int ret = ompi_osc_newrma_progress_wait_unless(module, pscw_posts_arrived, g);
 
     if (OMPI_SUCCESS == ret) {
         ompi_osc_newrma_shm_take_posts(module, g->ranks, g->count);
@@ -595,7 +595,10 @@ static int complete_by_messages(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     } else {
         ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, true);
     }
-    return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return ompi_osc_newrma_progress_wait_unless(module, pscw_group_done, g);
 }
 
 /* COMPLETE packets: a target element sends its own behind its last op
@@ -647,7 +650,7 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
     }
     /* every POST must be received even without ops, or it would meet the
      * next epoch's WIN_START */
-    ret = ompi_osc_newrma_progress_wait(module, pscw_access_granted, NULL);
+    ret = ompi_osc_newrma_progress_wait_unless(module, pscw_access_granted, NULL);
     if (OMPI_SUCCESS == ret) {
         ret = pscw_packets(module) ? complete_by_packets(module, g) : complete_by_messages(module, g);
     }
@@ -747,7 +750,8 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
 
     ompi_osc_newrma_module_lock(module);
     if (module->pscw_exposure.open) {
-        ret = ompi_osc_newrma_progress_wait(module, pscw_exposure_done, &module->pscw_exposure);
+        ret = ompi_osc_newrma_progress_wait_unless(module, pscw_exposure_done,
+                                                   &module->pscw_exposure);
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
