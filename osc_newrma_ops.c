@@ -860,8 +860,17 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff = 0, roff = 0;
 
-    if (!module->mbox_ok || NULL != a->request || bytes > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES ||
-        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
+    if (!module->mbox_ok || NULL != a->request || bytes > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
+        return false;
+    }
+    /* in a stream, every op after the first finds the slot busy: the
+     * cheapest test first (64 GETs of 8 bytes lost 10% of their rate to
+     * the datatype tests below) */
+    target = ompi_osc_newrma_optable_lookup(&module->table, a->target);
+    if (NULL != target && (NULL != target->mbox_slot || !opal_list_is_empty(&target->ops))) {
+        return false;
+    }
+    if (!ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         (NULL != a->origin_dt && !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count,
                                                                &ooff)) ||
         (NULL != a->result_dt && !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count,
