@@ -16,6 +16,22 @@
 /* set once, before any window exists, and only read afterwards */
 static ompi_osc_newrma_engine_t wait_engine;
 
+/* A wait's rounds call Open MPI's progress once in this many; the others
+ * turn the agent alone (mailboxes, UCX's worker, the inbox), where the
+ * answers it waits for arrive.  A whole opal_progress polls every BTL
+ * and, over TCP, libevent's sockets: a system call per round. */
+#define WAIT_OPAL_EVERY 4
+
+/* One round's progress while the window's lock is released. */
+static void wait_round_progress(unsigned round)
+{
+    if (0 == round % WAIT_OPAL_EVERY) {
+        opal_progress();
+    } else {
+        (void) wait_engine.agent_round();
+    }
+}
+
 void ompi_osc_newrma_wait_register(const ompi_osc_newrma_engine_t *engine)
 {
     wait_engine = *engine;
@@ -42,7 +58,7 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
 {
     int ret;
 
-    for (;;) {
+    for (unsigned round = 0;; ++round) {
         ret = wait_engine.win_progress(module);
         if (ret < 0) {
             return ret;
@@ -54,7 +70,7 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
             return MPI_ERR_OTHER;
         }
         ompi_osc_newrma_module_unlock(module);
-        opal_progress();
+        wait_round_progress(round);
         ompi_osc_newrma_module_lock(module);
     }
 }
@@ -68,12 +84,12 @@ int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_cond_fn_t cond, void *arg)
 {
-    while (!cond(module, arg)) {
+    for (unsigned round = 0; !cond(module, arg); ++round) {
         if (wait_engine.peer_lost(module)) {
             return MPI_ERR_OTHER;
         }
         ompi_osc_newrma_module_unlock(module);
-        opal_progress();
+        wait_round_progress(round);
         ompi_osc_newrma_module_lock(module);
     }
     return OMPI_SUCCESS;
