@@ -846,7 +846,7 @@ static int rma_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
  * which has nothing of this process queued, in flight or unacknowledged:
  * posted to its mailbox by the call itself.  A lone op went there anyway,
  * from its op element at the flush; queueing, issuing and retiring that
- * element took half of an 8-byte MPI_Fetch_and_op + MPI_Win_flush's 2,500
+ * element took 40% of an 8-byte MPI_Fetch_and_op + MPI_Win_flush's 2,500
  * instructions.  The next op to the target queues behind the slot as it
  * would behind the op.  @return true when served (*@p ret its status). */
 static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
