@@ -240,6 +240,18 @@ static inline bool ompi_osc_newrma_target_owes_rma_done(ompi_osc_newrma_target_t
     return target->needs_rma_done || target->am_sent > 0;
 }
 
+/** Nothing of this process at @p target but (perhaps) its mailbox slot:
+ * no op queued, no aggregated message open, nothing owing an RMA_DONE, no
+ * endpoint flush pending, nothing unacknowledged on @p acks (the counter
+ * its RMA_DONEs are acknowledged on). */
+static inline bool ompi_osc_newrma_target_quiet(ompi_osc_newrma_target_t *target,
+                                                const ompi_osc_newrma_atomic_t *acks)
+{
+    return opal_list_is_empty(&target->ops) && NULL == target->batch.buf &&
+           !ompi_osc_newrma_target_owes_rma_done(target) && 0 == target->flush_pending &&
+           0 == *acks;
+}
+
 /** True when an op has been issued and every transport request completed. */
 static inline bool ompi_osc_newrma_op_is_complete(ompi_osc_newrma_op_t *op)
 {

@@ -53,13 +53,15 @@ int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_re
     return wait_engine.reclaim(module, resource);
 }
 
-int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
-                                  void *arg)
+/* PROGRESS_WAIT's loop, with (@p win_rounds) or without the window's own
+ * progress round before each look at @p cond. */
+static int wait_loop(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond, void *arg,
+                     bool win_rounds)
 {
     int ret;
 
     for (unsigned round = 0;; ++round) {
-        ret = wait_engine.win_progress(module);
+        ret = win_rounds ? wait_engine.win_progress(module) : OMPI_SUCCESS;
         if (ret < 0) {
             return ret;
         }
@@ -75,6 +77,12 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
     }
 }
 
+int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond,
+                                  void *arg)
+{
+    return wait_loop(module, cond, arg, true);
+}
+
 int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
                                          ompi_osc_newrma_cond_fn_t cond, void *arg)
 {
@@ -84,15 +92,7 @@ int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_cond_fn_t cond, void *arg)
 {
-    for (unsigned round = 0; !cond(module, arg); ++round) {
-        if (wait_engine.peer_lost(module)) {
-            return MPI_ERR_OTHER;
-        }
-        ompi_osc_newrma_module_unlock(module);
-        wait_round_progress(round);
-        ompi_osc_newrma_module_lock(module);
-    }
-    return OMPI_SUCCESS;
+    return wait_loop(module, cond, arg, false);
 }
 
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)

@@ -875,7 +875,7 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
                                                                &ooff)) ||
         (NULL != a->result_dt && !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count,
                                                                &roff)) ||
-        OMPI_SUCCESS != rma_target(module, a, &target) ||
+        (NULL == target && OMPI_SUCCESS != rma_target(module, a, &target)) ||
         !ompi_osc_newrma_target_open(module, target)) {
         return false; /* a failure to make the element is the queueing's to report */
     }

@@ -129,9 +129,8 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
  * unacknowledged (mbox_wanted's conditions for an op that is not queued). */
 static bool mbox_target_idle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    return module->mbox_ok && NULL == target->mbox_slot && opal_list_is_empty(&target->ops) &&
-           NULL == target->batch.buf && 0 == target->am_sent && !target->needs_rma_done &&
-           0 == target->flush_pending && 0 == *ompi_osc_newrma_ack_counter(module, target);
+    return module->mbox_ok && NULL == target->mbox_slot &&
+           ompi_osc_newrma_target_quiet(target, ompi_osc_newrma_ack_counter(module, target));
 }
 
 bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,

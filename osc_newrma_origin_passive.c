@@ -861,9 +861,7 @@ static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
 static bool passive_mbox_only(ompi_osc_newrma_target_t *target)
 {
     return NULL != target->mbox_slot && OMPI_OSC_NEWRMA_LOCK_GRANTED == target->lock_state &&
-           opal_list_is_empty(&target->ops) && NULL == target->batch.buf &&
-           0 == target->am_sent && !target->needs_rma_done && 0 == target->flush_pending &&
-           0 == target->ack_counter;
+           ompi_osc_newrma_target_quiet(target, &target->ack_counter);
 }
 
 /* Looked up again on every poll, as in passive_done. */
@@ -906,10 +904,10 @@ static int passive_wait_mbox(ompi_osc_newrma_module_t *module, passive_wait_t *w
         /* what issuing the target's ops would do next, with none left */
         ret = ompi_osc_newrma_passive_send_unlock(module, target);
     }
-    if (OMPI_SUCCESS != ret || passive_done(module, wait)) {
+    if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    return ompi_osc_newrma_progress_wait(module, passive_done, wait);
+    return ompi_osc_newrma_progress_wait_unless(module, passive_done, wait);
 }
 
 static int passive_complete_rank(ompi_osc_newrma_module_t *module, int rank,
