@@ -146,6 +146,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long single_op_threshold;
     bool shm;
     bool async_progress;
+    /** a wait calls opal_progress one round in this many (osc_newrma_wait_opal_every) */
+    unsigned int wait_opal_every;
     unsigned long lock_data_bytes;
     int active_req_threshold;
     bool lock_parallel;

@@ -16,16 +16,14 @@
 /* set once, before any window exists, and only read afterwards */
 static ompi_osc_newrma_engine_t wait_engine;
 
-/* A wait's rounds call Open MPI's progress once in this many; the others
- * turn the agent alone (mailboxes, UCX's worker, the inbox), where the
- * answers it waits for arrive.  A whole opal_progress polls every BTL
- * and, over TCP, libevent's sockets: a system call per round. */
-#define WAIT_OPAL_EVERY 4
-
-/* One round's progress while the window's lock is released. */
+/* One round's progress while the window's lock is released: Open MPI's
+ * once in engine.opal_every rounds, the agent alone (mailboxes, UCX's
+ * worker, the inbox, where the answers a wait needs arrive) in the
+ * others.  A whole opal_progress polls every BTL and, over TCP,
+ * libevent's sockets: a system call per round. */
 static void wait_round_progress(unsigned round)
 {
-    if (0 == round % WAIT_OPAL_EVERY) {
+    if (0 == round % wait_engine.opal_every) {
         opal_progress();
     } else {
         (void) wait_engine.agent_round();

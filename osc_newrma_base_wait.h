@@ -50,6 +50,8 @@ typedef struct {
     ompi_osc_newrma_issue_target_fn_t issue_target;
     ompi_osc_newrma_reclaim_fn_t reclaim;
     ompi_osc_newrma_peer_lost_fn_t peer_lost;
+    /** a wait's rounds call opal_progress once in this many (at least 1) */
+    unsigned opal_every;
 } ompi_osc_newrma_engine_t;
 
 /** The progress engine's functions (component init, before any window). */

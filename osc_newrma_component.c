@@ -151,6 +151,12 @@ static int component_register(void)
                  "complete; negative never waits; info key \"active_req_threshold\" overrides "
                  "(default: 65536)",
                  &component.active_req_threshold, 65536);
+    register_uint("wait_opal_every",
+                  "A newrma call that waits (flush, unlock, fence, PSCW) runs Open MPI's whole "
+                  "progress (every BTL, libnbc, TCP sockets) once in this many rounds and only "
+                  "its own agent (mailboxes, UCX worker) in the others; 1 every round, 0 is "
+                  "taken as 1 (default: 4)",
+                  &component.wait_opal_every, 4);
     register_ulong("aggregate_bytes",
                    "UCX path: small PUT and accumulate packets to one target, and the RMA_DONE "
                    "or UNLOCK behind them, are packed into one active message of up to this many "

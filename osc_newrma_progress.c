@@ -809,13 +809,14 @@ static bool peer_lost(ompi_osc_newrma_module_t *module)
 
 void ompi_osc_newrma_progress_register(void)
 {
-    static const ompi_osc_newrma_engine_t engine = {
+    const ompi_osc_newrma_engine_t engine = {
         .win_progress = ompi_osc_newrma_make_rma_progress_win,
         .agent_turn = agent_turn,
         .agent_round = ompi_osc_newrma_agent_progress,
         .issue_target = ompi_osc_newrma_issue_ops_target,
         .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
         .peer_lost = peer_lost,
+        .opal_every = component.wait_opal_every > 0 ? component.wait_opal_every : 1,
     };
 
     ompi_osc_newrma_wait_register(&engine);

@@ -72,6 +72,9 @@ variant_args() {
         mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
         fencersb) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_alltoall_ranks 0" ;;
         nocheck) echo "--mca mpi_param_check 0" ;;
+        opal0) echo "--mca osc_newrma_wait_opal_every 0" ;;
+        opal1tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 1" ;;
+        opal64tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 64" ;;
         mt) echo "-x MTEST_THREAD_MULTIPLE=1" ;;
         mtucx) echo "--mca osc_newrma_shm 0 -x MTEST_THREAD_MULTIPLE=1" ;;
         mttcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x MTEST_THREAD_MULTIPLE=1" ;;
