@@ -137,6 +137,27 @@ static void pkt_get_answered(const ompi_osc_newrma_pkt_t *pkt)
     }
 }
 
+/* Enter @p len bytes of answers into the budget, once the answers asked
+ * for so far fit: they go out first, to be answered (flow control: the
+ * target packs each answer into a pooled buffer and sends it from another;
+ * asked for faster than this origin takes them in, one at a time, they
+ * outgrew its pool, and every further one was malloc'd at both ends: a
+ * strided GET of 2 MiB 3 -> 0.4 GB/s once the target packed at memory
+ * speed). */
+static int pkt_get_budget(ompi_osc_newrma_module_t *module, size_t len)
+{
+    if (pkt_get_over_budget(NULL)) {
+        int ret = ompi_osc_newrma_pkt_batch_flush_all(module);
+
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        ompi_osc_newrma_pkt_wait_while(pkt_get_over_budget, NULL);
+    }
+    opal_atomic_add_fetch_64(&pkt_get_awaited, (int64_t) len);
+    return OMPI_SUCCESS;
+}
+
 /* The GET packets of @p op, @p chunk bytes of its stream each (hdr.tag:
  * the offset, where the reply lands), behind the target's other packets;
  * each counts one reply in op->outstanding. */
@@ -153,21 +174,11 @@ static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
         hdr->addr = taddr + (desc_len > 0 ? 0 : offset);
         hdr->len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         hdr->tag = offset;
-        /* flow control: the target packs each answer into a pooled buffer
-         * and sends it from another; asked for faster than this origin
-         * takes them in (one at a time), they outgrew its pool, and every
-         * further one was malloc'd at both ends (a strided GET of 2 MiB
-         * 3 -> 0.4 GB/s once the target packed at memory speed) */
         if (counted) {
-            if (pkt_get_over_budget(NULL)) {
-                /* the GETs asked for so far must go out to be answered */
-                ret = ompi_osc_newrma_pkt_batch_flush_all(module);
-                if (OMPI_SUCCESS != ret) {
-                    break;
-                }
-                ompi_osc_newrma_pkt_wait_while(pkt_get_over_budget, NULL);
+            ret = pkt_get_budget(module, hdr->len);
+            if (OMPI_SUCCESS != ret) {
+                break;
             }
-            opal_atomic_add_fetch_64(&pkt_get_awaited, (int64_t) hdr->len);
         }
         opal_atomic_add_fetch_32(&op->outstanding, 1); /* its GET_REPLY */
         ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, NULL, 0);
@@ -179,6 +190,33 @@ static int pkt_get_chunks(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
                 opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) hdr->len);
             }
         }
+    }
+    return ret;
+}
+
+int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, char *dest, size_t len,
+                                   uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret = pkt_get_budget(module, len);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    hdr.type = OMPI_OSC_NEWRMA_PKT_GET;
+    hdr.echo = OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET;
+    hdr.addr = taddr;
+    hdr.len = len;
+    hdr.tag = (uint64_t) (uintptr_t) target; /* held until gets_owed is 0 */
+    hdr.tag2 = (uint64_t) (uintptr_t) dest;
+    opal_atomic_add_fetch_32(&target->gets_owed, 1);
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    } else {
+        opal_atomic_add_fetch_32(&target->gets_owed, -1);
+        opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) len);
     }
     return ret;
 }
@@ -587,6 +625,7 @@ void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc
     reply.status = status;
     /* a GET asked for by rendezvous is not in its origin's GET budget */
     reply.flags = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV;
+    reply.echo = pkt->hdr.echo;
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
@@ -751,10 +790,33 @@ static void pkt_land_get_reply(ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_t *
     opal_atomic_add_fetch_32(&op->outstanding, -1);
 }
 
+/* The answer to a GET packed by the call: the data into the user's buffer,
+ * then the count its synchronization waits on. */
+static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+
+    pkt_get_answered(pkt);
+    if (OMPI_SUCCESS != pkt->hdr.status || pkt->payload_len != pkt->hdr.len) {
+        OSC_NEWRMA_VERBOSE(1, "rank %d could not answer a GET: %d", pkt->hdr.src,
+                           pkt->hdr.status);
+        ompi_osc_newrma_module_error(module, OMPI_ERROR);
+    } else {
+        memcpy((void *) (uintptr_t) pkt->hdr.tag2, pkt->payload, pkt->payload_len);
+    }
+    opal_atomic_wmb(); /* the data before the count a waiter reads */
+    opal_atomic_add_fetch_32(&target->gets_owed, -1);
+}
+
 static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    (void) module; /* the op element in its tag says where the data goes */
+    /* the op element in its tag says where the data goes */
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+
+    if (pkt->hdr.echo & OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET) {
+        pkt_get_packed_answered(module, pkt);
+        return;
+    }
 
     if (pkt->rndv || (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
         pkt_land_get_reply(op, pkt);

@@ -70,6 +70,17 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
                                  const char *data, size_t len, uint64_t taddr, bool rndv);
 
 /**
+ * A small contiguous GET without an op element (packed by the MPI call):
+ * one GET packet for [taddr, taddr+@p len) in @p target's aggregated
+ * message; its answer is copied into @p dest and counts down
+ * target->gets_owed (a failed one goes to the window's error).
+ * @p len must fit one answer (at most aggregate_threshold).
+ */
+int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, char *dest, size_t len,
+                                   uint64_t taddr);
+
+/**
  * Read [taddr, taddr+@p op->bytes) of @p target into @p dest as GET packets
  * of at most ompi_osc_newrma_pkt_chunk_max() bytes each, aggregated with the target's
  * other packets; their replies complete @p op (op->outstanding).

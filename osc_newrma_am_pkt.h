@@ -99,13 +99,18 @@ typedef enum {
  * now, never queued; a refusal is LOCK_GRANTED with the same flag */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_TRY       0x80
 
+/** GET packed by the call (ompi_osc_newrma_pkt_get_packed): no op element;
+ * hdr.tag is the origin's target element, hdr.tag2 the user's buffer */
+#define OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET 0x01
+
 /** Header of every packet. */
 typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint8_t type;
     uint8_t flags;
     /** ACC and single op: the operation kind (ompi_osc_newrma_op_kind_t) */
     uint8_t kind;
-    uint8_t reserved;
+    /** the sender's marks, echoed in the answer (OMPI_OSC_NEWRMA_PKT_ECHO_*) */
+    uint8_t echo;
     /** window: communicator id, the same on every member */
     uint32_t cid;
     /** sender's rank in the window */

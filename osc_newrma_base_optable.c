@@ -121,6 +121,7 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->ack_counter = 0;
     target->needs_rma_done = false;
     target->am_sent = 0;
+    target->gets_owed = 0;
     target->rdma_reads = false;
     target->mbox_op = NULL;
     target->mbox_dest = NULL;

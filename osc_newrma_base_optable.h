@@ -151,6 +151,9 @@ struct ompi_osc_newrma_target_t {
     char *mbox_dest;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
+    /** answers owed to GETs packed by the call (no op element holds them):
+     * every synchronization that completes operations waits for none */
+    ompi_osc_newrma_atomic_t gets_owed;
     /** channel of the accumulates in flight (accumulate ordering) */
     ompi_osc_newrma_acc_channel_t acc_channel;
     /** aggregation: the active message being built for this target */
@@ -249,7 +252,7 @@ static inline bool ompi_osc_newrma_target_quiet(ompi_osc_newrma_target_t *target
 {
     return opal_list_is_empty(&target->ops) && NULL == target->batch.buf &&
            !ompi_osc_newrma_target_owes_rma_done(target) && 0 == target->flush_pending &&
-           0 == *acks;
+           0 == target->gets_owed && 0 == *acks;
 }
 
 /** True when an op has been issued and every transport request completed. */

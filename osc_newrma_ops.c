@@ -794,38 +794,79 @@ bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
     }
 }
 
-/* A small contiguous PUT in a stream to one target (its aggregated message
- * open, packets of it unacknowledged, or its mailbox busy) with nothing
- * queued ahead of it: copied into the target's aggregated message at once,
- * as issuing an op element would, without one.  Queueing an op element and
- * issuing it cost two thirds of such a PUT's time (a stream of 8-byte PUTs
- * under flush, node-local: 214 ns each, 130 of them in the flush's issue).
- * A lone PUT still takes the full way: the mailbox or RDMA serve it sooner
- * than a message.  Order is kept: nothing of this target waits in its
- * queue, and packets are applied in the order they were packed; a GET or
- * accumulate behind it is queued behind the mailbox's op, as before.
- * @return true when served (*@p ret its status). */
-static bool rma_put_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                           const rma_target_mem_t *mem, size_t bytes, int *ret)
+/* A GET that issuing an op element in a stream would send as a packet:
+ * small enough for one answer, not one that goes by UCX RDMA where the
+ * transport has it (osc_newrma_get_rdma_bytes), nor by rendezvous. */
+static bool rma_get_as_packet(ompi_osc_newrma_module_t *module, int rank, size_t bytes)
 {
-    ompi_osc_newrma_target_t *target;
-    ptrdiff_t ooff, toff;
+    if (ompi_osc_newrma_pkt_rndv(module, bytes)) {
+        return false;
+    }
+    return !ompi_osc_newrma_peer(module, rank)->rdma_native || 0 == component.get_rdma_bytes ||
+           bytes < component.get_rdma_bytes;
+}
 
-    if (OMPI_OSC_NEWRMA_OP_PUT != a->kind || NULL != a->request ||
+/* @p a's target when @p a may be packed by the call (rma_packed): the
+ * target has a stream going (its aggregated message open, packets of it
+ * unacknowledged, or its mailbox busy), nothing queued ahead and its epoch
+ * open, and both sides are contiguous (*@p toff, *@p ooff); else NULL.  A
+ * GET goes behind a mailbox op only when that op is a GET too: the
+ * target's agent may apply the message before it polls the slot, and a
+ * GET must see an earlier PUT or accumulate of its origin (location
+ * consistency, as ARMCI-MPI relies on: tests/mpi/loc_consistency.c). */
+static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *module,
+                                                   const rma_args_t *a, size_t bytes,
+                                                   ptrdiff_t *toff, ptrdiff_t *ooff)
+{
+    bool get = OMPI_OSC_NEWRMA_OP_GET == a->kind;
+    ompi_osc_newrma_target_t *target;
+
+    if ((!get && OMPI_OSC_NEWRMA_OP_PUT != a->kind) || NULL != a->request ||
         bytes > module->config.aggregate_threshold ||
         NULL == (target = ompi_osc_newrma_optable_lookup(&module->table, a->target)) ||
         NULL != target->next_op_to_issue ||
         (NULL == target->batch.buf && 0 == target->am_sent && NULL == target->mbox_slot) ||
+        (get && ((NULL != target->mbox_slot && !ompi_osc_newrma_mbox_reads_only(target)) ||
+                 !rma_get_as_packet(module, a->target, bytes))) ||
         !ompi_osc_newrma_target_open(module, target) ||
-        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
-        !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
+        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, toff) ||
+        !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, ooff)) {
+        return NULL;
+    }
+    return target;
+}
+
+/* A small contiguous PUT or GET in a stream to one target: a PUT is copied
+ * into the target's aggregated message at once, a GET requested in it, as
+ * issuing an op element would, without one.  Queueing an op element and
+ * issuing it cost two thirds of such a PUT's time (a stream of 8-byte PUTs
+ * under flush, node-local: 214 ns each, 130 of them in the flush's issue),
+ * and most of a GET's (64 GETs of 8 bytes + flush: 240 instructions per
+ * GET, 131 of them in the flush).  A GET's answer lands in the user's
+ * buffer and counts down the target element's gets_owed, which every
+ * synchronization that completes operations waits for.  A lone op still
+ * takes the full way: the mailbox or RDMA serve it sooner than a message.
+ * Order is kept: nothing of this target waits in its queue, and packets
+ * are applied in the order they were packed; an accumulate behind them is
+ * queued as before.  @return true when served (*@p ret its status). */
+static bool rma_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
+                       const rma_target_mem_t *mem, size_t bytes, int *ret)
+{
+    ptrdiff_t ooff, toff;
+    ompi_osc_newrma_target_t *target = rma_stream_target(module, a, bytes, &toff, &ooff);
+    char *origin;
+    uint64_t taddr;
+
+    if (NULL == target) {
         return false;
     }
-    *ret = ompi_osc_newrma_pkt_put_contig(module, target, (char *) a->origin_addr + ooff, bytes,
-                                          mem->addr + (uint64_t) toff);
+    origin = (char *) a->origin_addr + ooff;
+    taddr = mem->addr + (uint64_t) toff;
+    *ret = OMPI_OSC_NEWRMA_OP_GET == a->kind
+               ? ompi_osc_newrma_pkt_get_packed(module, target, origin, bytes, taddr)
+               : ompi_osc_newrma_pkt_put_contig(module, target, origin, bytes, taddr);
     if (OMPI_SUCCESS == *ret) {
-        ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
-                                OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
+        ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
         OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
     }
     return true;
@@ -1032,7 +1073,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     if (NULL != mem.direct) {
         return rma_direct(a, mem.direct, bytes);
     }
-    if (!rma_put_packed(module, a, &mem, bytes, &ret) &&
+    if (!rma_packed(module, a, &mem, bytes, &ret) &&
         !rma_mbox_at_call(module, a, &mem, bytes, &ret)) {
         ret = rma_enqueue(module, a, &mem, bytes, queued);
     }

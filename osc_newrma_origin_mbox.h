@@ -48,6 +48,12 @@ typedef struct {
 } ompi_osc_newrma_mbox_access_t;
 
 /**
+ * The op of mine in @p target's mailbox slot only reads the target (a
+ * GET): a later read may pass it.  False when the slot is free.
+ */
+bool ompi_osc_newrma_mbox_reads_only(const ompi_osc_newrma_target_t *target);
+
+/**
  * Origin, at the call itself (window lock held, the target's epoch open):
  * post @p access to @p target's mailbox when the target is idle (nothing
  * queued, in flight or unacknowledged) and a slot is free, without an op
