@@ -810,13 +810,13 @@ static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_n
 
 static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    /* the op element in its tag says where the data goes */
-    ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
+    ompi_osc_newrma_op_t *op;
 
     if (pkt->hdr.echo & OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET) {
         pkt_get_packed_answered(module, pkt);
         return;
     }
+    op = (void *) (uintptr_t) pkt->hdr.tag2; /* its op element: where the data goes */
 
     if (pkt->rndv || (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
         pkt_land_get_reply(op, pkt);

@@ -487,10 +487,11 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
  * (op_lone) or a GET of get_rdma_bytes or more; not when UNLOCK or
  * COMPLETE closes the epoch: the packets and the closing one go in one
  * message, where RDMA would first need an endpoint flush (a round trip
- * more: a PUT under PSCW took 1.9 us instead of 1.3). */
-static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
-                               ompi_osc_newrma_target_t *target,
-                               const ompi_osc_newrma_op_t *op)
+ * more: a PUT under PSCW took 1.9 us instead of 1.3).  @p op NULL: an
+ * access packed by the call (rma_packed), never alone, a stream going. */
+static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ompi_osc_newrma_op_kind_t kind, size_t bytes,
+                            const ompi_osc_newrma_op_t *op)
 {
     const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, target->rank);
     size_t threshold = module->config.aggregate_threshold;
@@ -498,7 +499,7 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
     if (0 == threshold) {
         return false;
     }
-    if (op->bytes > threshold) {
+    if (bytes > threshold) {
         return peer->bulk_packets;
     }
     /* (a lock word is released without a message: nothing to carry it) */
@@ -507,11 +508,18 @@ static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
         OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
         return true;
     }
-    if (OMPI_OSC_NEWRMA_OP_GET == op->kind && component.get_rdma_bytes > 0 &&
-        op->bytes >= component.get_rdma_bytes) {
+    if (OMPI_OSC_NEWRMA_OP_GET == kind && component.get_rdma_bytes > 0 &&
+        bytes >= component.get_rdma_bytes) {
         return false; /* osc_newrma_get_rdma_bytes */
     }
-    return !(component.lone_rdma && ompi_osc_newrma_op_lone(target, op));
+    return !(component.lone_rdma && NULL != op && ompi_osc_newrma_op_lone(target, op));
+}
+
+static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
+                               ompi_osc_newrma_target_t *target,
+                               const ompi_osc_newrma_op_t *op)
+{
+    return size_as_packets(module, target, op->kind, op->bytes, op);
 }
 
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
@@ -794,16 +802,13 @@ bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
     }
 }
 
-/* A GET that issuing an op element in a stream would send as a packet:
- * small enough for one answer, not one that goes by UCX RDMA where the
- * transport has it (osc_newrma_get_rdma_bytes), nor by rendezvous. */
-static bool rma_get_as_packet(ompi_osc_newrma_module_t *module, int rank, size_t bytes)
+/* A GET that issuing an op element in a stream would send as packets of
+ * one answer each (size_as_packets), not by rendezvous. */
+static bool rma_get_as_packet(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              size_t bytes)
 {
-    if (ompi_osc_newrma_pkt_rndv(module, bytes)) {
-        return false;
-    }
-    return !ompi_osc_newrma_peer(module, rank)->rdma_native || 0 == component.get_rdma_bytes ||
-           bytes < component.get_rdma_bytes;
+    return !ompi_osc_newrma_pkt_rndv(module, bytes) &&
+           size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_GET, bytes, NULL);
 }
 
 /* @p a's target when @p a may be packed by the call (rma_packed): the
@@ -827,7 +832,7 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
         NULL != target->next_op_to_issue ||
         (NULL == target->batch.buf && 0 == target->am_sent && NULL == target->mbox_slot) ||
         (get && ((NULL != target->mbox_slot && !ompi_osc_newrma_mbox_reads_only(target)) ||
-                 !rma_get_as_packet(module, a->target, bytes))) ||
+                 !rma_get_as_packet(module, target, bytes))) ||
         !ompi_osc_newrma_target_open(module, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, ooff)) {

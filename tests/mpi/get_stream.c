@@ -96,14 +96,6 @@ static void check_got(const unsigned char *got, int right, int round)
     }
 }
 
-static unsigned long long pvar_count(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
-{
-    unsigned long long n = 0;
-
-    MPI_CHECK(MPI_T_pvar_read(session, handle, &n));
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     const char *names[] = {"osc_newrma_win_packed_at_call"};
@@ -169,7 +161,7 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Win_unlock_all(w.win));
     }
     if (want_packed) {
-        MTEST_CHECK(pvar_count(session, handle) > 0, "no GET was packed by the call itself");
+        MTEST_CHECK(mtest_pvar_read(session, handle) > 0, "no GET was packed by the call itself");
     }
     MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
     MPI_CHECK(MPI_T_pvar_session_free(&session));

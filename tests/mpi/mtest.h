@@ -185,6 +185,15 @@ static void mtest_pvars_bind(MPI_T_pvar_session session, const char *const *name
     }
 }
 
+/* The value of a bound unsigned long long performance variable. */
+static unsigned long long mtest_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    unsigned long long n = 0;
+
+    MPI_CHECK(MPI_T_pvar_read(session, handle, &n));
+    return n;
+}
+
 static int mtest_finalize(void)
 {
     int total = 0;

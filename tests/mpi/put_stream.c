@@ -128,14 +128,6 @@ static void check_window(const unsigned char *mem, int left, int skip_round, int
                 2 * ROUNDS);
 }
 
-static unsigned long long packed_count(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
-{
-    unsigned long long n = 0;
-
-    MPI_CHECK(MPI_T_pvar_read(session, handle, &n));
-    return n;
-}
-
 static int run_fail(int argc, char **argv)
 {
     int fail_at = mtest_fail_packet_hook(argc - 1, argv + 1), nprocs, rc;
@@ -245,7 +237,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (want_packed) {
-        MTEST_CHECK(packed_count(session, handle) > 0,
+        MTEST_CHECK(mtest_pvar_read(session, handle) > 0,
                     "no PUT was packed by the call itself");
     }
     MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
