@@ -61,6 +61,7 @@ int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *target_p = (ompi_osc_newrma_target_t *) item;
+    (*target_p)->module = module;
     ompi_osc_newrma_optable_insert(&module->table, *target_p, rank);
     return OMPI_SUCCESS;
 }

@@ -94,6 +94,9 @@ OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 /** Target element. */
 struct ompi_osc_newrma_target_t {
     opal_list_item_t super;
+    /** the window whose table holds it (a GET read at the call reports a
+     * failure to it) */
+    ompi_osc_newrma_module_t *module;
     /** next target element in the same slot */
     ompi_osc_newrma_target_t *slot_next;
     /** on the table's list of every element (super is the pools' link) */
@@ -151,8 +154,9 @@ struct ompi_osc_newrma_target_t {
     char *mbox_dest;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
-    /** answers owed to GETs packed by the call (no op element holds them):
-     * every synchronization that completes operations waits for none */
+    /** answers owed to GETs packed by the call and completions owed to
+     * GETs read by RDMA at the call (no op element holds them): every
+     * synchronization that completes operations waits for none */
     ompi_osc_newrma_atomic_t gets_owed;
     /** channel of the accumulates in flight (accumulate ordering) */
     ompi_osc_newrma_acc_channel_t acc_channel;
@@ -241,6 +245,14 @@ static inline bool ompi_osc_newrma_op_lone(ompi_osc_newrma_target_t *target,
 static inline bool ompi_osc_newrma_target_owes_rma_done(ompi_osc_newrma_target_t *target)
 {
     return target->needs_rma_done || target->am_sent > 0;
+}
+
+/** A GET still reads @p target by RDMA (an op element's, or one read at the
+ * call and counted in gets_owed): UNLOCK, COMPLETE and FENCE_DONE, after
+ * which another origin may write there, wait until it is done. */
+static inline bool ompi_osc_newrma_target_rdma_reading(ompi_osc_newrma_target_t *target)
+{
+    return target->rdma_reads && (!opal_list_is_empty(&target->ops) || target->gets_owed > 0);
 }
 
 /** Nothing of this process at @p target but (perhaps) its mailbox slot:

@@ -27,6 +27,7 @@
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_am_region.h"
 #include "osc_newrma_progress.h"
+#include "osc_newrma_ops.h"
 #include "osc_newrma_base_state.h"
 #include "osc_newrma_transport_ucx.h"
 
@@ -200,6 +201,7 @@ static int component_window_setup(void)
         /* the async thread and the MPI threads share the worker */
         ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads || component.async_progress,
                                        ompi_osc_newrma_pkt_enqueue);
+        ompi_osc_newrma_ucx_set_get_done(ompi_osc_newrma_get_at_call_done);
     }
     if (OMPI_SUCCESS == ret && !component.progress_registered) {
         ret = opal_progress_register(ompi_osc_newrma_progress_cb);

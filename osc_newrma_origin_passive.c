@@ -439,7 +439,7 @@ int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
         }
     }
     if (target->flush_pending > 0 || NULL != target->mbox_slot ||
-        (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
+        ompi_osc_newrma_target_rdma_reading(target)) {
         return OMPI_SUCCESS; /* the next round sends the UNLOCK */
     }
     if (passive_nocheck(module, target->rank) || NULL != peer->lock) {

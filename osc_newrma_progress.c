@@ -227,7 +227,7 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
         return 1;
     }
     if (NULL != target->next_op_to_issue || NULL != target->mbox_slot ||
-        (target->rdma_reads && !opal_list_is_empty(&target->ops))) {
+        ompi_osc_newrma_target_rdma_reading(target)) {
         return 0;
     }
     ret = ompi_osc_newrma_op_flush_writes(module, target, &target->flush_pending);

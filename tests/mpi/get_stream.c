@@ -98,76 +98,20 @@ static void check_got(const unsigned char *got, int right, int round)
 
 int main(int argc, char **argv)
 {
-    const char *names[] = {"osc_newrma_win_packed_at_call"};
-    MPI_T_pvar_session session;
-    MPI_T_pvar_handle handle;
-    int nprocs, right, sync, provided, want_packed, local;
-    unsigned char *mine, *got;
-    mtest_win_t w;
+    mtest_stream_t s;
 
     if (argc < 3) {
         fprintf(stderr, "usage: get_stream FLAVOR SYNC [packed|any] [flush|local]\n");
         return 2;
     }
-    mtest_init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    sync = mtest_sync(argv[2]);
-    want_packed = argc > 3 && 0 == strcmp(argv[3], "packed");
-    local = argc > 4 && 0 == strcmp(argv[4], "local");
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    right = (mtest_rank + 1) % nprocs;
-    mine = malloc(REGION);
-    got = malloc(REGION);
-    mtest_win_create(&w, argv[1], REGION, MPI_INFO_NULL, MPI_COMM_WORLD);
-    MPI_CHECK(MPI_T_pvar_session_create(&session));
-    mtest_pvars_bind(session, names, 1, &w.win, &handle);
-
-    /* lock_all: one epoch (its per-target locks, once granted, stay), the
-     * window rewritten in it by its owner: stores, MPI_Win_sync, barrier */
-    if (MTEST_SYNC_LOCKALL == sync) {
-        MPI_CHECK(MPI_Win_lock_all(0, w.win));
-    }
+    mtest_stream_init(&s, &argc, &argv, "packed", "osc_newrma_win_packed_at_call", REGION);
     for (int r = 0; r < ROUNDS; ++r) {
         for (size_t x = 0; x < REGION; ++x) {
-            mine[x] = byte_of(mtest_rank, r, x);
+            s.mine[x] = byte_of(mtest_rank, r, x);
         }
-        if (MTEST_SYNC_LOCKALL == sync) {
-            memcpy(w.base, mine, REGION);
-            MPI_CHECK(MPI_Win_sync(w.win));
-        } else {
-            mtest_local_store(&w, 0, mine, REGION);
-        }
-        memset(got, 0xEE, REGION);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (MTEST_SYNC_LOCK == sync) {
-            MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w.win));
-        } else if (MTEST_SYNC_LOCKALL != sync) {
-            mtest_epoch_begin(w.win, sync);
-        }
-        stream(w.win, r, right, w.disp0[right], got);
-        if (MTEST_SYNC_LOCK == sync) {
-            MPI_CHECK(MPI_Win_unlock(right, w.win));
-            MPI_Barrier(MPI_COMM_WORLD);
-        } else if (MTEST_SYNC_LOCKALL == sync) {
-            /* the GETs are complete at the origin after either flush */
-            MPI_CHECK(local ? MPI_Win_flush_local(right, w.win) : MPI_Win_flush(right, w.win));
-            MPI_Barrier(MPI_COMM_WORLD); /* read before the owner rewrites */
-        } else {
-            mtest_epoch_end(w.win, sync); /* ends with a barrier */
-        }
-        check_got(got, right, r);
+        mtest_stream_open(&s);
+        stream(s.w.win, r, s.right, s.w.disp0[s.right], s.got);
+        mtest_stream_close(&s, check_got, r);
     }
-    if (MTEST_SYNC_LOCKALL == sync) {
-        MPI_CHECK(MPI_Win_unlock_all(w.win));
-    }
-    if (want_packed) {
-        MTEST_CHECK(mtest_pvar_read(session, handle) > 0, "no GET was packed by the call itself");
-    }
-    MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
-    MPI_CHECK(MPI_T_pvar_session_free(&session));
-    MPI_T_finalize();
-    mtest_win_free(&w);
-    free(mine);
-    free(got);
-    return mtest_finalize();
+    return mtest_stream_fini(&s, "no GET was packed by the call itself");
 }

@@ -411,4 +411,114 @@ static void mtest_local_load(mtest_win_t *w, size_t offset, void *dst, size_t le
     MPI_CHECK(MPI_Win_unlock(me, w->win));
 }
 
+/* ---- streams of accesses to the right neighbour, round by round ----
+ * (get_stream, get_rdma).  argv: FLAVOR SYNC [WANT|any] [flush|local];
+ * SYNC: fence, pscw, lock (a shared lock epoch per round), lockall (one
+ * epoch; rounds end with MPI_Win_flush, or MPI_Win_flush_local: "local").
+ * With WANT, the bound performance variable must have counted some, on
+ * some rank. */
+
+typedef struct {
+    mtest_win_t w;
+    int sync, right, want, local;
+    /* the window's contents for the next round; what the round read */
+    unsigned char *mine, *got;
+    size_t len;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle;
+} mtest_stream_t;
+
+static void mtest_stream_init(mtest_stream_t *s, int *argc, char ***argv, const char *want,
+                              const char *pvar, size_t len)
+{
+    const char *names[] = {pvar};
+    int provided, nprocs;
+
+    mtest_init(argc, argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    s->sync = mtest_sync((*argv)[2]);
+    s->want = *argc > 3 && 0 == strcmp((*argv)[3], want);
+    s->local = *argc > 4 && 0 == strcmp((*argv)[4], "local");
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    s->right = (mtest_rank + 1) % nprocs;
+    s->len = len;
+    s->mine = malloc(len);
+    s->got = malloc(len);
+    mtest_win_create(&s->w, (*argv)[1], len, MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_CHECK(MPI_T_pvar_session_create(&s->session));
+    mtest_pvars_bind(s->session, names, 1, &s->w.win, &s->handle);
+    /* lock_all: one epoch (its per-target locks, once granted, stay), the
+     * window rewritten in it by its owner: stores, MPI_Win_sync, barrier */
+    if (MTEST_SYNC_LOCKALL == s->sync) {
+        MPI_CHECK(MPI_Win_lock_all(0, s->w.win));
+    }
+}
+
+/* A round begins: my window takes s->mine, s->got is 0xEE, everyone waits
+ * for that, and the access epoch to the right neighbour opens. */
+static void mtest_stream_open(mtest_stream_t *s)
+{
+    if (MTEST_SYNC_LOCKALL == s->sync) {
+        memcpy(s->w.base, s->mine, s->len);
+        MPI_CHECK(MPI_Win_sync(s->w.win));
+    } else {
+        mtest_local_store(&s->w, 0, s->mine, s->len);
+    }
+    memset(s->got, 0xEE, s->len);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (MTEST_SYNC_LOCK == s->sync) {
+        MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, s->right, 0, s->w.win));
+    } else if (MTEST_SYNC_LOCKALL != s->sync) {
+        mtest_epoch_begin(s->w.win, s->sync);
+    }
+}
+
+/* The round ends: its accesses complete, then @p check(s->got, right,
+ * @p round) (in lock_all, right after the flush or flush_local, which
+ * completes GETs at the origin), and everyone waits before the owners
+ * rewrite their windows. */
+static void mtest_stream_close(mtest_stream_t *s, void (*check)(const unsigned char *, int, int),
+                               int round)
+{
+    if (MTEST_SYNC_LOCK == s->sync) {
+        MPI_CHECK(MPI_Win_unlock(s->right, s->w.win));
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (MTEST_SYNC_LOCKALL == s->sync) {
+        MPI_CHECK(s->local ? MPI_Win_flush_local(s->right, s->w.win)
+                           : MPI_Win_flush(s->right, s->w.win));
+        check(s->got, s->right, round);
+        if (s->local) { /* what the round wrote lands before the owner rewrites */
+            MPI_CHECK(MPI_Win_flush(s->right, s->w.win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    } else {
+        mtest_epoch_end(s->w.win, s->sync); /* ends with a barrier */
+    }
+    check(s->got, s->right, round);
+}
+
+static int mtest_stream_fini(mtest_stream_t *s, const char *none_msg)
+{
+    if (MTEST_SYNC_LOCKALL == s->sync) {
+        MPI_CHECK(MPI_Win_unlock_all(s->w.win));
+    }
+    if (s->want) {
+        /* some rank, not each: an access that finds its target's lock or
+         * the last fence's packets still pending takes the full way */
+        unsigned long long mine_n = mtest_pvar_read(s->session, s->handle), all_n = 0;
+
+        MPI_CHECK(MPI_Allreduce(&mine_n, &all_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                                MPI_COMM_WORLD));
+        MTEST_CHECK(all_n > 0, "%s", none_msg);
+    }
+    MPI_CHECK(MPI_T_pvar_handle_free(s->session, &s->handle));
+    MPI_CHECK(MPI_T_pvar_session_free(&s->session));
+    MPI_T_finalize();
+    mtest_win_free(&s->w);
+    free(s->mine);
+    free(s->got);
+    return mtest_finalize();
+}
+
 #endif
