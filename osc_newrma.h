@@ -162,6 +162,8 @@ struct ompi_osc_newrma_component_t {
     bool lone_rdma;
     /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
+    /** PUTs from this size go by RDMA, not into aggregated messages (0: never) */
+    unsigned long put_rdma_bytes;
     /** small lone PUTs, GETs and accumulates to a node-local peer of a
      * user-memory window go through its mailbox in the window's segment */
     bool mailbox;

@@ -208,14 +208,14 @@ int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
     hdr.echo = OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET;
     hdr.addr = taddr;
     hdr.len = len;
-    hdr.tag = (uint64_t) (uintptr_t) target; /* held until gets_owed is 0 */
+    hdr.tag = (uint64_t) (uintptr_t) target; /* held until owed_at_call is 0 */
     hdr.tag2 = (uint64_t) (uintptr_t) dest;
-    opal_atomic_add_fetch_32(&target->gets_owed, 1);
+    opal_atomic_add_fetch_32(&target->owed_at_call, 1);
     ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
     } else {
-        opal_atomic_add_fetch_32(&target->gets_owed, -1);
+        opal_atomic_add_fetch_32(&target->owed_at_call, -1);
         opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) len);
     }
     return ret;
@@ -805,7 +805,7 @@ static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_n
         memcpy((void *) (uintptr_t) pkt->hdr.tag2, pkt->payload, pkt->payload_len);
     }
     opal_atomic_wmb(); /* the data before the count a waiter reads */
-    opal_atomic_add_fetch_32(&target->gets_owed, -1);
+    opal_atomic_add_fetch_32(&target->owed_at_call, -1);
 }
 
 static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)

@@ -73,7 +73,7 @@ int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
  * A small contiguous GET without an op element (packed by the MPI call):
  * one GET packet for [taddr, taddr+@p len) in @p target's aggregated
  * message; its answer is copied into @p dest and counts down
- * target->gets_owed (a failed one goes to the window's error).
+ * target->owed_at_call (a failed one goes to the window's error).
  * @p len must fit one answer (at most aggregate_threshold).
  */
 int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,

@@ -120,8 +120,9 @@ void ompi_osc_newrma_optable_insert(ompi_osc_newrma_optable_t *table,
     target->lock_mode = 0;
     target->ack_counter = 0;
     target->needs_rma_done = false;
+    target->rdma_writes_unfenced = false;
     target->am_sent = 0;
-    target->gets_owed = 0;
+    target->owed_at_call = 0;
     target->rdma_reads = false;
     target->mbox_op = NULL;
     target->mbox_dest = NULL;

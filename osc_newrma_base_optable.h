@@ -138,6 +138,9 @@ struct ompi_osc_newrma_target_t {
     bool lock_refused;
     /** RDMA writes were issued that no RMA_DONE has covered yet */
     bool needs_rma_done;
+    /** RDMA writes were issued since the last worker fence: an RDMA read
+     * fences first (UCX orders RMA on an endpoint only across one) */
+    bool rdma_writes_unfenced;
     /** a GET reads the target by RDMA: UNLOCK waits until every op of this
      * element has completed, or another origin could write under the read */
     bool rdma_reads;
@@ -154,10 +157,12 @@ struct ompi_osc_newrma_target_t {
     char *mbox_dest;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
-    /** answers owed to GETs packed by the call and completions owed to
-     * GETs read by RDMA at the call (no op element holds them): every
-     * synchronization that completes operations waits for none */
-    ompi_osc_newrma_atomic_t gets_owed;
+    /** completions owed to accesses served at the call, which no op
+     * element holds: answers to GETs packed in a message, GETs and PUTs by
+     * RDMA (local completion: a PUT's remote one is the endpoint flush of
+     * needs_rma_done).  Every synchronization that completes operations
+     * waits for none */
+    ompi_osc_newrma_atomic_t owed_at_call;
     /** channel of the accumulates in flight (accumulate ordering) */
     ompi_osc_newrma_acc_channel_t acc_channel;
     /** aggregation: the active message being built for this target */
@@ -248,11 +253,11 @@ static inline bool ompi_osc_newrma_target_owes_rma_done(ompi_osc_newrma_target_t
 }
 
 /** A GET still reads @p target by RDMA (an op element's, or one read at the
- * call and counted in gets_owed): UNLOCK, COMPLETE and FENCE_DONE, after
+ * call and counted in owed_at_call): UNLOCK, COMPLETE and FENCE_DONE, after
  * which another origin may write there, wait until it is done. */
 static inline bool ompi_osc_newrma_target_rdma_reading(ompi_osc_newrma_target_t *target)
 {
-    return target->rdma_reads && (!opal_list_is_empty(&target->ops) || target->gets_owed > 0);
+    return target->rdma_reads && (!opal_list_is_empty(&target->ops) || target->owed_at_call > 0);
 }
 
 /** Nothing of this process at @p target but (perhaps) its mailbox slot:
@@ -264,7 +269,7 @@ static inline bool ompi_osc_newrma_target_quiet(ompi_osc_newrma_target_t *target
 {
     return opal_list_is_empty(&target->ops) && NULL == target->batch.buf &&
            !ompi_osc_newrma_target_owes_rma_done(target) && 0 == target->flush_pending &&
-           0 == target->gets_owed && 0 == *acks;
+           0 == target->owed_at_call && 0 == *acks;
 }
 
 /** True when an op has been issued and every transport request completed. */

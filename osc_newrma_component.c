@@ -210,6 +210,14 @@ static int component_register(void)
                    "bytes per second it moved as aggregated packets, of 512 B and less 0.5-0.8 "
                    "times; 0 never (default: 1024)",
                    &component.get_rdma_bytes, 1024);
+    register_ulong("put_rdma_bytes",
+                   "UCX path: a contiguous PUT of at least this many bytes (up to "
+                   "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
+                   "transport has it (shared memory, InfiniBand; not TCP) instead of being "
+                   "copied into the target's aggregated message, also when other operations "
+                   "are queued with it, unless UNLOCK or COMPLETE closes its epoch; its origin "
+                   "buffer is free once UCX has sent it; 0 never (default: 4096)",
+                   &component.put_rdma_bytes, 4096);
     register_bool("mailbox",
                   "A contiguous PUT, GET or accumulate-class operation (MPI_Accumulate, "
                   "MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of at most 32 "

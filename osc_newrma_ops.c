@@ -515,6 +515,10 @@ static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
         bytes >= component.get_rdma_bytes) {
         return false; /* osc_newrma_get_rdma_bytes */
     }
+    if (OMPI_OSC_NEWRMA_OP_PUT == kind && component.put_rdma_bytes > 0 &&
+        bytes >= component.put_rdma_bytes) {
+        return false; /* osc_newrma_put_rdma_bytes */
+    }
     return !(component.lone_rdma && NULL != op && ompi_osc_newrma_op_lone(target, op));
 }
 
@@ -616,6 +620,26 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
     return ret;
 }
 
+/* Before an RDMA transfer to @p target: a write needs an RMA_DONE (an
+ * endpoint flush) before the target may count it done; a read is fenced
+ * behind earlier writes of this process, which UCX orders on an endpoint
+ * only across a fence (location consistency: a GET sees its origin's
+ * earlier PUT by RDMA too). */
+static int rdma_mark(ompi_osc_newrma_target_t *target, bool write)
+{
+    if (write) {
+        target->needs_rma_done = true;
+        target->rdma_writes_unfenced = true;
+        return OMPI_SUCCESS;
+    }
+    target->rdma_reads = true;
+    if (!target->rdma_writes_unfenced) {
+        return OMPI_SUCCESS;
+    }
+    target->rdma_writes_unfenced = false;
+    return ompi_osc_newrma_ucx_fence();
+}
+
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op)
 {
@@ -667,10 +691,9 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                       : ompi_osc_newrma_pkt_get(module, target, op, s.stream);
     }
     ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        target->needs_rma_done = true; /* RDMA writes: RMA_DONE is an endpoint flush */
-    } else {
-        target->rdma_reads = true;
+    ret = rdma_mark(target, OMPI_OSC_NEWRMA_OP_PUT == op->kind);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (contig) {
         return ompi_osc_newrma_ucx_rdma(op, op->ep, s.stream, op->bytes,
@@ -836,6 +859,7 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
         (NULL == target->batch.buf && 0 == target->am_sent && NULL == target->mbox_slot) ||
         (get && ((NULL != target->mbox_slot && !ompi_osc_newrma_mbox_reads_only(target)) ||
                  !rma_get_as_packet(module, target, bytes))) ||
+        (!get && !size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL)) ||
         !ompi_osc_newrma_target_open(module, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, ooff)) {
@@ -851,7 +875,7 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
  * under flush, node-local: 214 ns each, 130 of them in the flush's issue),
  * and most of a GET's (64 GETs of 8 bytes + flush: 240 instructions per
  * GET, 131 of them in the flush).  A GET's answer lands in the user's
- * buffer and counts down the target element's gets_owed, which every
+ * buffer and counts down the target element's owed_at_call, which every
  * synchronization that completes operations waits for.  A lone op still
  * takes the full way: the mailbox or RDMA serve it sooner than a message.
  * Order is kept: nothing of this target waits in its queue, and packets
@@ -890,54 +914,60 @@ static int rma_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                : ompi_osc_newrma_target_get(module, a->target, target_p);
 }
 
-/* A contiguous GET that issuing its op element would send by UCX RDMA
- * (size_as_packets: from get_rdma_bytes up to aggregate_threshold, where
- * the transport has RDMA), to an open target with nothing of this process
- * that it could overtake (as packets_applied_before: nothing queued, no
- * packet unacknowledged, no mailbox op): read by MPI_Get itself, without an
- * op element.  Queueing, issuing and retiring the element cost about 1,400
- * of the 2,450 instructions per GET of a stream of 64 GETs of 2 KiB + flush
- * (osc/ucx: 1,075 in all).  The completion counts down the target
- * element's gets_owed, which every synchronization that completes
- * operations waits for, and UNLOCK, COMPLETE and FENCE_DONE too
- * (ompi_osc_newrma_target_rdma_reading).  Not in PSCW epochs, where a GET
+/* A contiguous GET or PUT that issuing its op element would send by UCX
+ * RDMA (size_as_packets: from get_rdma_bytes or put_rdma_bytes up to
+ * aggregate_threshold, where the transport has RDMA), to an open target
+ * with nothing of this process that it could overtake (as
+ * packets_applied_before: nothing queued, no packet unacknowledged, no
+ * mailbox op): moved by the MPI call itself, without an op element.
+ * Queueing, issuing and retiring the element cost about 1,400 of the 2,450
+ * instructions per GET of a stream of 64 GETs of 2 KiB + flush (osc/ucx:
+ * 1,075 in all).  The local completion counts down the target element's
+ * owed_at_call, which every synchronization that completes operations
+ * waits for; a GET's holds UNLOCK, COMPLETE and FENCE_DONE back until it
+ * is done (ompi_osc_newrma_target_rdma_reading), a PUT's needs the
+ * endpoint flush of any RDMA write.  Not in PSCW epochs, where an access
  * still queued when MPI_Win_complete comes travels in one message with
  * COMPLETE; nor on dynamic windows, whose region rkey the op element would
  * keep.  @return true when served (*@p ret its status). */
-static bool rma_get_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                                 rma_target_mem_t *mem, size_t bytes, int *ret)
+static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
+                             rma_target_mem_t *mem, size_t bytes, int *ret)
 {
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == a->kind;
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff;
 
-    if (OMPI_OSC_NEWRMA_OP_GET != a->kind || NULL != a->request || NULL != mem->region ||
-        OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
+    if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request ||
+        NULL != mem->region || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         bytes > module->config.aggregate_threshold ||
         (component.cma_bytes > 0 && bytes >= component.cma_bytes)) {
         return false;
     }
-    /* the element made here, as queueing would make it: the first GET of
-     * an epoch may go too (a failure to make it is the queueing's) */
+    /* the element made here, as queueing would make it: the first access
+     * of an epoch may go too (a failure to make it is the queueing's) */
     if (NULL == mem->target && OMPI_SUCCESS != rma_target(module, a, &mem->target)) {
         return false;
     }
     target = mem->target;
     if (NULL != target->next_op_to_issue || NULL != target->mbox_slot ||
         NULL != target->batch.buf || 0 != target->am_sent || 0 != target->ack_counter ||
-        size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_GET, bytes, NULL) ||
+        size_as_packets(module, target, a->kind, bytes, NULL) ||
         !ompi_osc_newrma_target_open(module, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;
     }
-    target->rdma_reads = true;
-    opal_atomic_add_fetch_32(&target->gets_owed, 1);
+    *ret = rdma_mark(target, put);
+    if (OMPI_SUCCESS != *ret) {
+        return true;
+    }
+    opal_atomic_add_fetch_32(&target->owed_at_call, 1);
     opal_atomic_add_fetch_32(&module->active_reqs, 1);
-    *ret = ompi_osc_newrma_ucx_get_at_call(mem->ep, (char *) a->origin_addr + ooff, bytes,
-                                           mem->addr + (uint64_t) toff, mem->rkey, target);
+    *ret = ompi_osc_newrma_ucx_rdma_at_call(put, mem->ep, (char *) a->origin_addr + ooff, bytes,
+                                            mem->addr + (uint64_t) toff, mem->rkey, target);
     if (OMPI_SUCCESS != *ret) { /* nothing started: no completion will come */
         opal_atomic_add_fetch_32(&module->active_reqs, -1);
-        opal_atomic_add_fetch_32(&target->gets_owed, -1);
+        opal_atomic_add_fetch_32(&target->owed_at_call, -1);
         return true;
     }
     ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
@@ -945,7 +975,7 @@ static bool rma_get_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_arg
     return true;
 }
 
-void ompi_osc_newrma_get_at_call_done(void *ctx, int status)
+void ompi_osc_newrma_rdma_at_call_done(void *ctx, int status)
 {
     ompi_osc_newrma_target_t *target = ctx;
     ompi_osc_newrma_module_t *module = target->module;
@@ -956,7 +986,7 @@ void ompi_osc_newrma_get_at_call_done(void *ctx, int status)
     opal_atomic_wmb(); /* the data before the count a waiter reads */
     opal_atomic_add_fetch_32(&module->active_reqs, -1);
     /* last: once 0, the element may be released */
-    opal_atomic_add_fetch_32(&target->gets_owed, -1);
+    opal_atomic_add_fetch_32(&target->owed_at_call, -1);
 }
 
 /* A small contiguous access (origin, target and result buffers) without a
@@ -1152,7 +1182,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     }
     mem.target = ompi_osc_newrma_optable_lookup(&module->table, a->target);
     if (!rma_packed(module, a, &mem, bytes, &ret) &&
-        !rma_get_rdma_at_call(module, a, &mem, bytes, &ret) &&
+        !rma_rdma_at_call(module, a, &mem, bytes, &ret) &&
         !rma_mbox_at_call(module, a, &mem, bytes, &ret)) {
         ret = rma_enqueue(module, a, &mem, bytes, queued);
     }

@@ -42,10 +42,10 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
 bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
                                  const ompi_osc_newrma_target_t *target);
 
-/** Completion of a GET read by RDMA at the call (no op element; @p ctx is
- * its target element): records a failure as the window's error, then
- * counts the element's gets_owed down.  Registered with the transport. */
-void ompi_osc_newrma_get_at_call_done(void *ctx, int status);
+/** Completion of a GET or PUT by RDMA at the call (no op element; @p ctx
+ * is its target element): records a failure as the window's error, then
+ * counts the element's owed_at_call down.  Registered with the transport. */
+void ompi_osc_newrma_rdma_at_call_done(void *ctx, int status);
 
 /** Start the transfers of a PENDING op (it is marked ISSUED by the caller). */
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,

@@ -761,7 +761,7 @@ static bool passive_target_done(ompi_osc_newrma_target_t *target, ompi_osc_newrm
 {
     /* a GET packed by the call is complete, even locally, once answered */
     if (!opal_list_is_empty(&target->ops) || target->ack_counter > 0 || target->flush_pending > 0 ||
-        target->gets_owed > 0) {
+        target->owed_at_call > 0) {
         return false;
     }
     /* a mailbox op that fetches nothing is complete locally when posted;

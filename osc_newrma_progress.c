@@ -277,7 +277,7 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
         }
     }
     if (!opal_list_is_empty(&target->ops) || NULL != target->mbox_slot ||
-        target->gets_owed > 0 || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
+        target->owed_at_call > 0 || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
     if (!sync_flag_unanswered(target->sync_flag) &&
@@ -298,7 +298,7 @@ static int cleanup_passive_target(ompi_osc_newrma_module_t *module,
 {
     if (!target->release_when_done || OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state ||
         !opal_list_is_empty(&target->ops) || NULL != target->mbox_slot ||
-        target->ack_counter > 0 || target->flush_pending > 0 || target->gets_owed > 0 ||
+        target->ack_counter > 0 || target->flush_pending > 0 || target->owed_at_call > 0 ||
         ompi_osc_newrma_target_owes_rma_done(target) ||
         OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag) {
         return 0;

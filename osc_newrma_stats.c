@@ -62,9 +62,9 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                               "MPI call itself, without an operation element "
                                               "(counted in ops_mailbox too)"},
     [OMPI_OSC_NEWRMA_STAT_RDMA_AT_CALL] = {"rdma_at_call",
-                                           "Contiguous GETs that would go by UCX RDMA read by "
-                                           "MPI_Get itself, without an operation element "
-                                           "(counted in ops_rdma too)"},
+                                           "Contiguous GETs and PUTs that would go by UCX RDMA "
+                                           "moved by MPI_Get or MPI_Put itself, without an "
+                                           "operation element (counted in ops_rdma too)"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_LOCK_WAITS] = {"lock_waits",
                                          "Lock requests that waited: a node-local lock taken "

@@ -884,46 +884,48 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
 }
 
 /* Set once, before the first window: no lock. */
-static ompi_osc_newrma_ucx_recv_done_fn_t ucx_get_done;
+static ompi_osc_newrma_ucx_recv_done_fn_t ucx_at_call_done;
 
-void ompi_osc_newrma_ucx_set_get_done(ompi_osc_newrma_ucx_recv_done_fn_t done)
+void ompi_osc_newrma_ucx_set_at_call_done(ompi_osc_newrma_ucx_recv_done_fn_t done)
 {
-    ucx_get_done = done;
+    ucx_at_call_done = done;
 }
 
-static void ucx_get_finish(void *ctx, ucs_status_t status)
+static void ucx_at_call_finish(void *ctx, ucs_status_t status)
 {
     status = ucx_rdma_status(status);
     if (UCS_OK != status) {
-        OSC_NEWRMA_VERBOSE(1, "GET failed: %s", ucs_status_string(status));
+        OSC_NEWRMA_VERBOSE(1, "RDMA transfer failed: %s", ucs_status_string(status));
     }
-    ucx_get_done(ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
+    ucx_at_call_done(ctx, UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR);
 }
 
-static void ucx_get_cb(void *request, ucs_status_t status, void *user_data)
+static void ucx_at_call_cb(void *request, ucs_status_t status, void *user_data)
 {
-    ucx_get_finish(user_data, status);
+    ucx_at_call_finish(user_data, status);
     ucp_request_free(request);
 }
 
-int ompi_osc_newrma_ucx_get_at_call(ucp_ep_h ep, void *buf, size_t len, uint64_t raddr,
-                                    ucp_rkey_h rkey, void *ctx)
+int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
+                                     uint64_t raddr, ucp_rkey_h rkey, void *ctx)
 {
     ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
 
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = ucx_get_cb;
+    param.cb.send = ucx_at_call_cb;
     param.user_data = ctx;
-    req = ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
+    req = put ? ucp_put_nbx(ep, buf, len, raddr, rkey, &param)
+              : ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
     if (UCS_OK != UCS_PTR_STATUS(req)) {
-        opal_output(0, "osc/newrma: ucp_get_nbx failed: %s", ucs_status_string(UCS_PTR_STATUS(req)));
+        opal_output(0, "osc/newrma: %s failed: %s", put ? "ucp_put_nbx" : "ucp_get_nbx",
+                    ucs_status_string(UCS_PTR_STATUS(req)));
         return OMPI_ERROR;
     }
-    ucx_get_finish(ctx, UCS_OK);
+    ucx_at_call_finish(ctx, UCS_OK);
     return OMPI_SUCCESS;
 }
 

@@ -131,17 +131,18 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
                              uint64_t raddr, ucp_rkey_h rkey);
 
 /**
- * Read @p len bytes at @p raddr into @p buf by RDMA for no op element: the
- * handler set with ompi_osc_newrma_ucx_set_get_done runs once with @p ctx
- * and the outcome when the data is there (at once, or later from UCX
- * progress: it may take no lock above INBOX), unless this returns an
- * error (then nothing started).
+ * One RDMA transfer for no op element (@p put: write @p buf to @p raddr,
+ * else read it into @p buf): the handler set with
+ * ompi_osc_newrma_ucx_set_at_call_done runs once with @p ctx and the
+ * outcome when it completes locally (at once, or later from UCX progress:
+ * it may take no lock above INBOX), unless this returns an error (then
+ * nothing started).
  */
-int ompi_osc_newrma_ucx_get_at_call(ucp_ep_h ep, void *buf, size_t len, uint64_t raddr,
-                                    ucp_rkey_h rkey, void *ctx);
+int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
+                                     uint64_t raddr, ucp_rkey_h rkey, void *ctx);
 
-/** The handler of ompi_osc_newrma_ucx_get_at_call's completions. */
-void ompi_osc_newrma_ucx_set_get_done(ompi_osc_newrma_ucx_recv_done_fn_t done);
+/** The handler of ompi_osc_newrma_ucx_rdma_at_call's completions. */
+void ompi_osc_newrma_ucx_set_at_call_done(ompi_osc_newrma_ucx_recv_done_fn_t done);
 
 /**
  * Start one UCX atomic of @p op on a @p size-byte element at @p raddr:

@@ -55,7 +55,7 @@ variant_args() {
 --mca osc_newrma_am_buffers 1" ;;
         aggall) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 4194304 \
 --mca osc_newrma_aggregate_threshold 4194304 --mca osc_newrma_lone_rdma 0 \
---mca osc_newrma_get_rdma_bytes 0" ;;
+--mca osc_newrma_get_rdma_bytes 0 --mca osc_newrma_put_rdma_bytes 0" ;;
         noagg) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 0" ;;
         rndv) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
 --mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2" ;;

@@ -3,10 +3,10 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * Streams of contiguous GETs of 1-8 KiB, the size that goes by UCX RDMA
- * where the transport has it (osc_newrma_get_rdma_bytes up to
- * aggregate_threshold): most are read by MPI_Get itself, without an
- * operation element (the rdma_at_call counter).  In each of ROUNDS rounds
+ * Streams of contiguous GETs of 1-8 KiB (and PUTs of 8 KiB), the sizes
+ * that go by UCX RDMA where the transport has it (osc_newrma_get_rdma_bytes
+ * and put_rdma_bytes up to aggregate_threshold): most are moved by the MPI
+ * call itself, without an operation element (the rdma_at_call counter).  In each of ROUNDS rounds
  * every rank rewrites its window with that round's bytes, then reads
  * STREAM ranges of its right neighbour's into consecutive ranges of a
  * buffer and checks every byte once the epoch (or the flush) completed
@@ -14,7 +14,10 @@
  * packets; in passive target epochs sent by MPI_Win_flush_local before
  * the GETs) where some of the GETs read: a GET must see its own origin's
  * earlier PUT (location consistency), so it may not overtake the packets
- * by RDMA.  In odd rounds nothing is ahead of the GETs.
+ * by RDMA.  In odd rounds it first PUTs two blocks of 8 KiB there (by
+ * RDMA, osc_newrma_put_rdma_bytes, most by MPI_Put itself): the GETs
+ * must see them too (UCX orders an RDMA read after a write only across a
+ * fence).
  *
  *   get_rdma FLAVOR SYNC [rdma|any] [flush|local]
  *     SYNC: fence, pscw, lock (one shared lock epoch per round), lockall
@@ -32,6 +35,8 @@
 #define ROUNDS 6
 #define STREAM 24
 #define PUTS   4
+#define BIG    8192 /* odd rounds' PUTs: from osc_newrma_put_rdma_bytes, by RDMA */
+#define BIGS   2
 #define REGION (128 * 1024)
 
 static const int sizes[] = {1024, 2048, 4096, 8192, 1536, 3000};
@@ -65,9 +70,49 @@ static long put_value(int origin, int round, int k)
     return 1000000L * (origin + 1) + 100L * round + k;
 }
 
-static void stream(MPI_Win win, int sync, int round, int right, MPI_Aint d0, unsigned char *got,
-                   long *vals)
+/* Where big PUT @p k of an odd round writes: from inside GET 4k+2 on. */
+static size_t big_at(int k)
 {
+    int size;
+
+    return get_at(4 * k + 2, &size) + 100;
+}
+
+static unsigned char big_byte(int origin, int round, size_t x)
+{
+    return mtest_pattern((uint32_t) (origin * 977 + round + 3), x);
+}
+
+/* The byte the origin's own PUTs of @p round left at @p x, or -1. */
+static int put_byte(int round, size_t x)
+{
+    for (int k = 0; 0 == round % 2 && k < PUTS; ++k) {
+        if (x >= put_at(k) && x < put_at(k) + sizeof(long)) {
+            long v = put_value(mtest_rank, round, k);
+            unsigned char b[sizeof(long)];
+
+            memcpy(b, &v, sizeof(long));
+            return b[x - put_at(k)];
+        }
+    }
+    for (int k = 0; 1 == round % 2 && k < BIGS; ++k) {
+        if (x >= big_at(k) && x < big_at(k) + BIG) {
+            return big_byte(mtest_rank, round, x - big_at(k));
+        }
+    }
+    return -1;
+}
+
+static void stream(MPI_Win win, int sync, int round, int right, MPI_Aint d0, unsigned char *got,
+                   long *vals, unsigned char *big)
+{
+    for (int k = 0; 1 == round % 2 && k < BIGS; ++k) {
+        for (size_t x = 0; x < BIG; ++x) {
+            big[k * BIG + x] = big_byte(mtest_rank, round, x);
+        }
+        MPI_CHECK(MPI_Put(big + k * BIG, BIG, MPI_BYTE, right, d0 + (MPI_Aint) big_at(k), BIG,
+                          MPI_BYTE, win));
+    }
     if (0 == round % 2) {
         for (int k = 0; k < PUTS; ++k) {
             vals[k] = put_value(mtest_rank, round, k);
@@ -92,19 +137,11 @@ static void check_got(const unsigned char *got, int right, int round)
 {
     int size;
     size_t end = get_at(STREAM, &size);
-    unsigned char want[sizeof(long)];
 
     for (size_t x = 0; x < end; ++x) {
-        unsigned char w = byte_of(right, round, x);
+        int p = put_byte(round, x);
+        unsigned char w = p >= 0 ? (unsigned char) p : byte_of(right, round, x);
 
-        for (int k = 0; 0 == round % 2 && k < PUTS; ++k) {
-            if (x >= put_at(k) && x < put_at(k) + sizeof(long)) {
-                long v = put_value(mtest_rank, round, k);
-
-                memcpy(want, &v, sizeof(long));
-                w = want[x - put_at(k)];
-            }
-        }
         if (got[x] != w) {
             MTEST_CHECK(0, "round %d byte %zu: %u, expected %u", round, x, got[x], w);
             return;
@@ -170,6 +207,7 @@ int main(int argc, char **argv)
 {
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
     long vals[PUTS];
+    static unsigned char big[BIGS * BIG];
     mtest_stream_t s;
 
     if (argc < 3) {
@@ -189,7 +227,7 @@ int main(int argc, char **argv)
             s.mine[x] = byte_of(mtest_rank, r, x);
         }
         mtest_stream_open(&s);
-        stream(s.w.win, s.sync, r, s.right, s.w.disp0[s.right], s.got, vals);
+        stream(s.w.win, s.sync, r, s.right, s.w.disp0[s.right], s.got, vals, big);
         mtest_stream_close(&s, check_got, r);
     }
     return mtest_stream_fini(&s, "no GET was read by the call itself");
