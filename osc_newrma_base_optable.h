@@ -94,8 +94,8 @@ OBJ_CLASS_DECLARATION(ompi_osc_newrma_op_t);
 /** Target element. */
 struct ompi_osc_newrma_target_t {
     opal_list_item_t super;
-    /** the window whose table holds it (a GET read at the call reports a
-     * failure to it) */
+    /** the window whose table holds it (a GET or PUT by RDMA at the call
+     * reports a failure to it) */
     ompi_osc_newrma_module_t *module;
     /** next target element in the same slot */
     ompi_osc_newrma_target_t *slot_next;

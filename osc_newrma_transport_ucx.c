@@ -118,6 +118,8 @@ static void ucx_pooled_put(ucx_pooled_t *p)
 /* where received active messages go: set from above at ucx_init (the
  * packet layer's inbox), so the transport calls nothing above it */
 static ompi_osc_newrma_ucx_am_deliver_fn_t ucx_am_deliver;
+/* completions of ompi_osc_newrma_ucx_rdma_at_call; set with ucx_am_deliver */
+static ompi_osc_newrma_ucx_recv_done_fn_t ucx_at_call_done;
 
 static ucs_status_t ucx_am_recv_cb(void *arg, const void *header, size_t header_length, void *data,
                                    size_t length, const ucp_am_recv_param_t *param)
@@ -463,7 +465,8 @@ static int ucx_lists_init(void)
     return OMPI_SUCCESS;
 }
 
-int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver)
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver,
+                             ompi_osc_newrma_ucx_recv_done_fn_t at_call_done)
 {
     int ret;
 
@@ -471,6 +474,7 @@ int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_delive
         return OMPI_SUCCESS;
     }
     ucx_am_deliver = deliver;
+    ucx_at_call_done = at_call_done;
     if (!ucx_lists_ready) {
         ret = ucx_lists_init();
         if (OMPI_SUCCESS != ret) {
@@ -864,31 +868,34 @@ static int ucx_op_started(ompi_osc_newrma_op_t *op, ucs_status_ptr_t req, const 
     return OMPI_SUCCESS;
 }
 
+/* One ucp_put_nbx (@p put) or ucp_get_nbx whose callback @p cb gets
+ * @p user_data. */
+static ucs_status_ptr_t ucx_rma_nbx(bool put, ucp_ep_h ep, void *buf, size_t len, uint64_t raddr,
+                                    ucp_rkey_h rkey, ucp_send_nbx_callback_t cb, void *user_data)
+{
+    ucp_request_param_t param = {0};
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = cb;
+    param.user_data = user_data;
+    return put ? ucp_put_nbx(ep, buf, len, raddr, rkey, &param)
+               : ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
+}
+
+static const char *ucx_rma_name(bool put)
+{
+    return put ? "ucp_put_nbx" : "ucp_get_nbx";
+}
+
 int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
                              uint64_t raddr, ucp_rkey_h rkey)
 {
-    ucp_request_param_t param = {0};
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == op->kind;
     ucs_status_ptr_t req;
 
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = ucx_rdma_cb;
-    param.user_data = op;
     ucx_op_count(op, 1);
-    if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
-        req = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
-    } else {
-        req = ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
-    }
-    return ucx_op_started(op, req,
-                          OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "ucp_put_nbx" : "ucp_get_nbx");
-}
-
-/* Set once, before the first window: no lock. */
-static ompi_osc_newrma_ucx_recv_done_fn_t ucx_at_call_done;
-
-void ompi_osc_newrma_ucx_set_at_call_done(ompi_osc_newrma_ucx_recv_done_fn_t done)
-{
-    ucx_at_call_done = done;
+    req = ucx_rma_nbx(put, ep, buf, len, raddr, rkey, ucx_rdma_cb, op);
+    return ucx_op_started(op, req, ucx_rma_name(put));
 }
 
 static void ucx_at_call_finish(void *ctx, ucs_status_t status)
@@ -909,19 +916,13 @@ static void ucx_at_call_cb(void *request, ucs_status_t status, void *user_data)
 int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
                                      uint64_t raddr, ucp_rkey_h rkey, void *ctx)
 {
-    ucp_request_param_t param = {0};
-    ucs_status_ptr_t req;
+    ucs_status_ptr_t req = ucx_rma_nbx(put, ep, buf, len, raddr, rkey, ucx_at_call_cb, ctx);
 
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = ucx_at_call_cb;
-    param.user_data = ctx;
-    req = put ? ucp_put_nbx(ep, buf, len, raddr, rkey, &param)
-              : ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
     if (UCS_OK != UCS_PTR_STATUS(req)) {
-        opal_output(0, "osc/newrma: %s failed: %s", put ? "ucp_put_nbx" : "ucp_get_nbx",
+        opal_output(0, "osc/newrma: %s failed: %s", ucx_rma_name(put),
                     ucs_status_string(UCS_PTR_STATUS(req)));
         return OMPI_ERROR;
     }

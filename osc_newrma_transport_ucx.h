@@ -59,15 +59,17 @@ typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_
                                                    void *payload, size_t payload_len,
                                                    bool may_keep, bool rndv);
 
-/** Completion of ompi_osc_newrma_ucx_am_recv and _am_send_rndv:
- * OMPI_SUCCESS or an error. */
+/** Completion of ompi_osc_newrma_ucx_am_recv, _am_send_rndv and
+ * _rdma_at_call: OMPI_SUCCESS or an error. */
 typedef void (*ompi_osc_newrma_ucx_recv_done_fn_t)(void *ctx, int status);
 
 /**
  * Create the UCX context and worker; received active messages go to
- * @p deliver.  Idempotent.  Caller holds the component lock.
+ * @p deliver, completions of ompi_osc_newrma_ucx_rdma_at_call to
+ * @p at_call_done.  Idempotent.  Caller holds the component lock.
  */
-int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver);
+int ompi_osc_newrma_ucx_init(bool thread_multiple, ompi_osc_newrma_ucx_am_deliver_fn_t deliver,
+                             ompi_osc_newrma_ucx_recv_done_fn_t at_call_done);
 
 /** Close every endpoint and destroy the worker and context. */
 void ompi_osc_newrma_ucx_fini(void);
@@ -132,17 +134,14 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
 
 /**
  * One RDMA transfer for no op element (@p put: write @p buf to @p raddr,
- * else read it into @p buf): the handler set with
- * ompi_osc_newrma_ucx_set_at_call_done runs once with @p ctx and the
- * outcome when it completes locally (at once, or later from UCX progress:
+ * else read it into @p buf): the at_call_done handler given to
+ * ompi_osc_newrma_ucx_init runs once with @p ctx and the outcome when it
+ * completes locally (at once, or later from UCX progress:
  * it may take no lock above INBOX), unless this returns an error (then
  * nothing started).
  */
 int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
                                      uint64_t raddr, ucp_rkey_h rkey, void *ctx);
-
-/** The handler of ompi_osc_newrma_ucx_rdma_at_call's completions. */
-void ompi_osc_newrma_ucx_set_at_call_done(ompi_osc_newrma_ucx_recv_done_fn_t done);
 
 /**
  * Start one UCX atomic of @p op on a @p size-byte element at @p raddr:
