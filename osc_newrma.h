@@ -307,6 +307,9 @@ typedef struct {
     int *ranks;
     ompi_request_t **reqs;
     int pending;
+    /** access epoch over UCX: its targets' POSTs come as packets, not yet
+     * taken (ompi_osc_newrma_pkt_posts_take) */
+    bool post_packets;
     /** the group @a ranks translates, retained so that its address names
      * no other group while it is kept (groups never change) */
     ompi_group_t *group;
@@ -428,6 +431,12 @@ struct ompi_osc_newrma_module_t {
     opal_hash_table_t am_received;
     bool am_received_ready;
     opal_list_t am_pending_done;
+    /** origin side of PSCW over UCX: target rank -> POST packets received
+     * and not yet taken by an access epoch (made with the first); a failure
+     * to make it, for the access epoch that waits to report */
+    opal_hash_table_t pscw_posts;
+    bool pscw_posts_ready;
+    int pscw_posts_failed;
     opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */
     bool ready;

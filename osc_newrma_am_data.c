@@ -374,6 +374,92 @@ int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
                           : ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
 }
 
+/* ---- per-origin counts (applied packets, POSTs) ---- */
+
+/* The count @p key holds in @p table, made lazily (@p ready): 0 if none. */
+static uint64_t pkt_count(opal_hash_table_t *table, bool ready, uint32_t key)
+{
+    void *value;
+
+    if (!ready || OPAL_SUCCESS != opal_hash_table_get_value_uint32(table, key, &value)) {
+        return 0;
+    }
+    return (uint64_t) (uintptr_t) value;
+}
+
+/* Set @p key's count in @p table, made with the first (most windows never
+ * need one). */
+static int pkt_count_set(opal_hash_table_t *table, bool *ready, uint32_t key, uint64_t n)
+{
+    if (!*ready) {
+        if (OPAL_SUCCESS != opal_hash_table_init(table, 4)) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *ready = true;
+    }
+    (void) opal_hash_table_set_value_uint32(table, key, (void *) (uintptr_t) n);
+    return OMPI_SUCCESS;
+}
+
+/* ---- POST ---- */
+
+/* POSTs of @p rank not yet taken (am_lock held). */
+static uint64_t pkt_posts(ompi_osc_newrma_module_t *module, int rank)
+{
+    return pkt_count(&module->pscw_posts, module->pscw_posts_ready, (uint32_t) rank);
+}
+
+/* @p n more POSTs of @p rank, or fewer (am_lock held). */
+static void pkt_posts_add(ompi_osc_newrma_module_t *module, int rank, int n)
+{
+    int ret = pkt_count_set(&module->pscw_posts, &module->pscw_posts_ready, (uint32_t) rank,
+                            pkt_posts(module, rank) + (uint64_t) (int64_t) n);
+
+    if (OMPI_SUCCESS != ret) {
+        module->pscw_posts_failed = ret;
+    }
+}
+
+int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    if (rank == module->my_rank) {
+        ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+        pkt_posts_add(module, rank, 1);
+        ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+        return OMPI_SUCCESS;
+    }
+    hdr.type = OMPI_OSC_NEWRMA_PKT_POST;
+    return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
+}
+
+int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks,
+                                   int count)
+{
+    int ret = 1;
+
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    for (int i = 0; i < count && 1 == ret; ++i) {
+        ret = pkt_posts(module, ranks[i]) > 0;
+    }
+    for (int i = 0; i < count && 1 == ret; ++i) {
+        pkt_posts_add(module, ranks[i], -1);
+    }
+    if (OMPI_SUCCESS != module->pscw_posts_failed) {
+        ret = module->pscw_posts_failed;
+    }
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    return ret;
+}
+
+static void pkt_handle_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    pkt_posts_add(module, pkt->hdr.src, 1);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+}
+
 int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, int parity)
 {
@@ -392,28 +478,16 @@ int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
 
 static uint64_t pkt_applied(ompi_osc_newrma_module_t *module, int32_t src)
 {
-    void *value;
-
-    if (!module->am_received_ready ||
-        OPAL_SUCCESS !=
-            opal_hash_table_get_value_uint32(&module->am_received, (uint32_t) src, &value)) {
-        return 0;
-    }
-    return (uint64_t) (uintptr_t) value;
+    return pkt_count(&module->am_received, module->am_received_ready, (uint32_t) src);
 }
 
 static void pkt_set_applied(ompi_osc_newrma_module_t *module, int32_t src, uint64_t n)
 {
-    /* made with the first packet: most windows never receive one */
-    if (!module->am_received_ready) {
-        if (OPAL_SUCCESS != opal_hash_table_init(&module->am_received, 4)) {
-            ompi_osc_newrma_module_error(module, OMPI_ERR_OUT_OF_RESOURCE);
-            return;
-        }
-        module->am_received_ready = true;
+    int ret = pkt_count_set(&module->am_received, &module->am_received_ready, (uint32_t) src, n);
+
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_module_error(module, ret);
     }
-    (void) opal_hash_table_set_value_uint32(&module->am_received, (uint32_t) src,
-                                            (void *) (uintptr_t) n);
 }
 
 /* An earlier RMA_DONE, UNLOCK or COMPLETE of the same origin still waits:
@@ -853,5 +927,6 @@ void ompi_osc_newrma_pkt_data_register_handlers(void)
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_UNLOCK, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_COMPLETE, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_FENCE_DONE, pkt_handle_rma_done);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_POST, pkt_handle_post);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK, pkt_handle_rma_done_ack);
 }

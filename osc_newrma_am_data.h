@@ -138,6 +138,15 @@ void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module);
 int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
                                  ompi_osc_newrma_target_t *target);
 
+/** PSCW over UCX: send POST to the origin @p rank (to myself: count it). */
+int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank);
+
+/** PSCW over UCX, window lock held: take one POST from each of the
+ * @p count targets @p ranks once every one has sent one.  @return 1 taken,
+ * 0 not all in yet, or an error (the POSTs could not be recorded). */
+int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks,
+                                   int count);
+
 /** FENCE over UCX: send FENCE_DONE of the fence of @p parity to
  * @p target behind the packets counted in target->am_sent. */
 int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,

@@ -173,6 +173,7 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_GET] = "GET",
         [OMPI_OSC_NEWRMA_PKT_GET_REPLY] = "GET_REPLY",
         [OMPI_OSC_NEWRMA_PKT_FENCE_DONE] = "FENCE_DONE",
+        [OMPI_OSC_NEWRMA_PKT_POST] = "POST",
     };
 
     if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_LAST) {

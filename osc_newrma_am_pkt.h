@@ -75,11 +75,14 @@ typedef enum {
     /** FENCE: the origin's epoch to this target ends here; as COMPLETE, the
      * count packets before it are applied first (no answer); tag: the
      * parity of the fence, whose collective tells the target to expect it */
-    OMPI_OSC_NEWRMA_PKT_FENCE_DONE
+    OMPI_OSC_NEWRMA_PKT_FENCE_DONE,
+    /** PSCW: the target called MPI_Win_post; the origin counts it for its
+     * access epoch to the target (no answer) */
+    OMPI_OSC_NEWRMA_PKT_POST
 } ompi_osc_newrma_pkt_type_t;
 
 /** the highest packet type (bounds the name and handler tables) */
-#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_FENCE_DONE
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_POST
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02

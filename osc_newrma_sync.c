@@ -326,7 +326,8 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
  *
  * FENCE with the IBARRIER replaced by zero-byte messages within the group:
  * WIN_POST sends POST to each origin and WIN_START receives them; WIN_COMPLETE
- * sends COMPLETE to each target and WIN_WAIT/TEST receives them.  The window
+ * sends COMPLETE to each target and WIN_WAIT/TEST receives them.  Over UCX
+ * (pscw_packets) both are packets instead, and in one segment flags.  The window
  * keeps one request array per side, sized by the group (design point 3).  The
  * window's communicator is a duplicate, so these tags meet nothing else, and
  * PML messages between two ranks do not overtake: epoch k's COMPLETE arrives
@@ -395,6 +396,7 @@ static int pscw_group_open(ompi_osc_newrma_module_t *module, ompi_osc_newrma_psc
     int ret;
 
     g->pending = 0;
+    g->post_packets = false;
     if (group == g->group) {
         return OMPI_SUCCESS;
     }
@@ -463,6 +465,23 @@ static bool pscw_reqs_done(ompi_osc_newrma_pscw_group_t *g)
     return 0 == g->pending;
 }
 
+/* The access epoch's POSTs are all in: their PML requests done, or one
+ * POST packet taken from each target.  @return 1, 0 not yet, or an error. */
+static int pscw_posts_in(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_pscw_group_t *g = &module->pscw_access;
+    int ret;
+
+    if (!g->post_packets) {
+        return pscw_reqs_done(g);
+    }
+    ret = ompi_osc_newrma_pkt_posts_take(module, g->ranks, g->count);
+    if (1 == ret) {
+        g->post_packets = false;
+    }
+    return ret;
+}
+
 static bool pscw_access_granted(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
@@ -488,9 +507,12 @@ int ompi_osc_newrma_pscw_progress(ompi_osc_newrma_module_t *module)
 {
     int ret;
 
-    if (OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != module->win_state ||
-        !pscw_reqs_done(&module->pscw_access)) {
+    if (OMPI_OSC_NEWRMA_WIN_PSCW_ISSUED != module->win_state) {
         return 0;
+    }
+    ret = pscw_posts_in(module);
+    if (1 != ret) {
+        return ret;
     }
     ret = pscw_grant(module);
     return OMPI_SUCCESS == ret ? 1 : ret;
@@ -530,6 +552,21 @@ static int pscw_wait_posts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_psc
     return ret;
 }
 
+/* PSCW over UCX: the targets' POSTs come as packets, counted by the agent
+ * (ompi_osc_newrma_pkt_post), no request per target.  UCX watches each
+ * target meanwhile, so a wait for one that died fails. */
+static int pscw_await_post_packets(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_pscw_group_t *g)
+{
+    for (int i = 0; i < g->count; ++i) {
+        if (g->ranks[i] != module->my_rank) {
+            ompi_osc_newrma_ucx_watch(ompi_comm_peer_lookup(module->comm, g->ranks[i]));
+        }
+    }
+    g->post_packets = true;
+    return OMPI_SUCCESS;
+}
+
 static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, int mpi_assert)
 {
     ompi_osc_newrma_win_state_t next;
@@ -548,9 +585,10 @@ static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, i
     module->pscw_access.open = true;
     /* MPI_MODE_NOCHECK: the targets post no POST for this epoch */
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
-        ret = pscw_flags(module) ? pscw_wait_posts(module, &module->pscw_access)
-                                 : pscw_proc_sync(module, &module->pscw_access, PSCW_TAG_POST,
-                                                  false);
+        ret = pscw_flags(module)     ? pscw_wait_posts(module, &module->pscw_access)
+              : pscw_packets(module) ? pscw_await_post_packets(module, &module->pscw_access)
+                                     : pscw_proc_sync(module, &module->pscw_access,
+                                                      PSCW_TAG_POST, false);
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_START);
@@ -558,7 +596,11 @@ static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, i
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (0 == module->pscw_access.pending) {
+    ret = pscw_posts_in(module);
+    if (ret < 0) {
+        return ret;
+    }
+    if (1 == ret) {
         return pscw_grant(module);
     }
     /* direct load/store to node-local targets cannot be queued: wait for
@@ -672,6 +714,20 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     return ret;
 }
 
+/* PSCW over UCX: a POST packet to each origin of @p g, which counts it
+ * (ompi_osc_newrma_pkt_posts_take).  A PML message cost a TCP send and
+ * a request the post waited for, and reached an origin that polls the
+ * PML only one round in opal_every. */
+static int pscw_post_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
+{
+    int ret = OMPI_SUCCESS;
+
+    for (int i = 0; OMPI_SUCCESS == ret && i < g->count; ++i) {
+        ret = ompi_osc_newrma_pkt_post(module, g->ranks[i]);
+    }
+    return ret;
+}
+
 static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, int mpi_assert)
 {
     ompi_osc_newrma_pscw_group_t *g = &module->pscw_exposure;
@@ -696,6 +752,10 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
         }
         return OMPI_SUCCESS; /* COMPLETEs are counted in my flags and packets */
     }
+    if (pscw_packets(module)) {
+        /* COMPLETEs come as packets too: nothing to receive here */
+        return (mpi_assert & MPI_MODE_NOCHECK) ? OMPI_SUCCESS : pscw_post_packets(module, g);
+    }
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
         /* POSTs go out and are known sent before the COMPLETE IRECVs take
          * the request array */
@@ -704,7 +764,7 @@ static int post_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, in
             ret = ompi_osc_newrma_progress_wait(module, pscw_group_done, g);
         }
     }
-    if (OMPI_SUCCESS == ret && !pscw_packets(module)) {
+    if (OMPI_SUCCESS == ret) {
         ret = pscw_proc_sync(module, g, PSCW_TAG_COMPLETE, false);
     }
     return ret;
