@@ -170,6 +170,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int am_buffers;
     int bulk_packets;
     unsigned int fence_alltoall_ranks;
+    unsigned int fence_packet_ranks;
     /** remote single-element accumulates may use UCX atomics (the atomic
      * rule of osc_newrma_target_acc.h); off, every window takes the plain rule */
     bool acc_atomics;

@@ -460,14 +460,15 @@ static void pkt_handle_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pk
     ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
 
-int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module, int rank,
                                    ompi_osc_newrma_target_t *target, int parity)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_FENCE_DONE;
     hdr.tag = (uint64_t) parity;
-    return ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
+    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
+                          : ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
 }
 
 /* ---- PUT packets and RMA_DONE at the target ---- */

@@ -147,9 +147,9 @@ int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank);
 int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks,
                                    int count);
 
-/** FENCE over UCX: send FENCE_DONE of the fence of @p parity to
- * @p target behind the packets counted in target->am_sent. */
-int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module,
+/** FENCE over UCX: send FENCE_DONE of the fence of @p parity to @p rank
+ * behind the packets counted in @p target->am_sent (or, NULL, none). */
+int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module, int rank,
                                    ompi_osc_newrma_target_t *target, int parity);
 
 /** An UNLOCK whose operations have all been applied: release the lock word,

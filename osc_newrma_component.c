@@ -265,6 +265,12 @@ static int component_register(void)
                   "on communicators of at most this many ranks (about as fast as a barrier for "
                   "few ranks), MPI_Reduce_scatter_block on larger ones (default: 4)",
                   &component.fence_alltoall_ranks, 4);
+    register_uint("fence_packet_ranks",
+                  "UCX path, windows without a shared segment: on communicators of at most this "
+                  "many ranks MPI_Win_fence runs no collective: every rank sends every other one "
+                  "FENCE_DONE packet (behind the closing epoch's packets to it, else alone) and "
+                  "waits for one from each; 0 or 1 never (default: 4)",
+                  &component.fence_packet_ranks, 4);
     register_int("bulk_packets",
                  "UCX path: how contiguous PUTs and GETs larger than aggregate_threshold "
                  "travel: 1 as pipelined packets that each fill one active message of "

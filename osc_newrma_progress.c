@@ -187,7 +187,7 @@ static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     if (0 == target->am_sent) {
         return OMPI_SUCCESS;
     }
-    ret = ompi_osc_newrma_pkt_fence_done(module, target, parity);
+    ret = ompi_osc_newrma_pkt_fence_done(module, target->rank, target, parity);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

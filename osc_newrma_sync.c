@@ -53,6 +53,39 @@ static bool fence_ops_done(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->table.num_targets && 0 == module->ack_counter;
 }
 
+/* A window without a shared segment (every peer over UCX) and of few
+ * ranks: the fence's PROC_SYNC is a FENCE_DONE from every rank to every
+ * other, so none needs a collective to learn how many it is owed. */
+static bool fence_by_packets(const ompi_osc_newrma_module_t *module)
+{
+    return !module->shm.active && module->comm_size > 1 &&
+           module->comm_size <= (int) component.fence_packet_ranks;
+}
+
+/* The FENCE_DONEs the closing epoch did not send behind its packets
+ * (fence.sent: one or none per target), alone; then one from each peer
+ * (and those I sent myself) is owed to this fence.  Over TCP the
+ * collective's messages went through the PML besides the epoch's UCX
+ * packets, which already carried a FENCE_DONE to each target they went to. */
+static int fence_packets(ompi_osc_newrma_module_t *module)
+{
+    int parity = (int) (module->fence.count & 1);
+    int ret = OMPI_SUCCESS;
+
+    for (int rank = 0; OMPI_SUCCESS == ret && rank < module->comm_size; ++rank) {
+        if (rank != module->my_rank && 0 == module->fence.sent[rank]) {
+            ret = ompi_osc_newrma_pkt_fence_done(module, rank, NULL, parity);
+        }
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    module->fence.owed = module->comm_size - 1 + module->fence.sent[module->my_rank];
+    module->fence.owed_parity = parity;
+    module->fence.count++;
+    return OMPI_SUCCESS;
+}
+
 /* The fence's PROC_SYNC on a window not wholly in the shared segment:
  * one collective that also tells every rank how many FENCE_DONE packets
  * the closing epoch sent it (fence.sent; zeros after an epoch without
@@ -67,6 +100,9 @@ static int fence_exchange(ompi_osc_newrma_module_t *module)
     bool alltoall = module->comm_size <= (int) component.fence_alltoall_ranks;
     int ret;
 
+    if (fence_by_packets(module)) {
+        return fence_packets(module);
+    }
     module->fence.received_len = alltoall ? module->comm_size : 1;
     module->fence.received = malloc((size_t) module->fence.received_len * sizeof(int));
     if (NULL == module->fence.received) {
@@ -116,10 +152,11 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
 }
 
-/* A previous FENCE's IBARRIER must finish before the next one starts. */
+/* A previous FENCE's IBARRIER (its collective, or the FENCE_DONEs it is
+ * owed) must finish before the next one starts. */
 static int fence_finish_previous(ompi_osc_newrma_module_t *module)
 {
-    if (NULL == module->fence_req) {
+    if (fence_req_done(module, NULL)) {
         return OMPI_SUCCESS;
     }
     /* progress also moves FENCE_ISSUED to FENCE_GRANTED */

@@ -70,7 +70,9 @@ variant_args() {
         mixed) echo "--mca osc_newrma_test_node_size 2" ;;
         mixedatomics) echo "--mca osc_newrma_test_node_size 2 --mca osc_newrma_acc_atomics 1" ;;
         mixedtcp) echo "--mca osc_newrma_test_node_size 2 -x UCX_TLS=tcp,self" ;;
-        fencersb) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_alltoall_ranks 0" ;;
+        fencersb) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_packet_ranks 0 \
+            --mca osc_newrma_fence_alltoall_ranks 0" ;;
+        fencea2a) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_packet_ranks 0" ;;
         nocheck) echo "--mca mpi_param_check 0" ;;
         opal0) echo "--mca osc_newrma_wait_opal_every 0" ;;
         opal1tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 1" ;;
