@@ -364,14 +364,22 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
     return ompi_osc_newrma_pkt_send_tail_counted(module, target, &hdr, counter);
 }
 
+/* An unanswered epoch-closing packet (COMPLETE, FENCE_DONE) to @p rank:
+ * behind the packets of @p target, or alone (NULL). */
+static int pkt_send_closing(ompi_osc_newrma_module_t *module, int rank,
+                            ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, hdr, NULL, 0)
+                          : ompi_osc_newrma_pkt_send_tail(module, target, hdr);
+}
+
 int ompi_osc_newrma_pkt_complete(ompi_osc_newrma_module_t *module, int rank,
                                  ompi_osc_newrma_target_t *target)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_COMPLETE;
-    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
-                          : ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
+    return pkt_send_closing(module, rank, target, &hdr);
 }
 
 /* ---- per-origin counts (applied packets, POSTs) ---- */
@@ -420,14 +428,20 @@ static void pkt_posts_add(ompi_osc_newrma_module_t *module, int rank, int n)
     }
 }
 
+/* A POST of @p rank arrived (or, from myself, was made). */
+static void pkt_post_received(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    pkt_posts_add(module, rank, 1);
+    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+}
+
 int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
 
     if (rank == module->my_rank) {
-        ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
-        pkt_posts_add(module, rank, 1);
-        ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+        pkt_post_received(module, rank);
         return OMPI_SUCCESS;
     }
     hdr.type = OMPI_OSC_NEWRMA_PKT_POST;
@@ -455,9 +469,7 @@ int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *
 
 static void pkt_handle_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_mutex_lock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
-    pkt_posts_add(module, pkt->hdr.src, 1);
-    ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
+    pkt_post_received(module, pkt->hdr.src);
 }
 
 int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module, int rank,
@@ -467,8 +479,7 @@ int ompi_osc_newrma_pkt_fence_done(ompi_osc_newrma_module_t *module, int rank,
 
     hdr.type = OMPI_OSC_NEWRMA_PKT_FENCE_DONE;
     hdr.tag = (uint64_t) parity;
-    return NULL == target ? ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0)
-                          : ompi_osc_newrma_pkt_send_tail(module, target, &hdr);
+    return pkt_send_closing(module, rank, target, &hdr);
 }
 
 /* ---- PUT packets and RMA_DONE at the target ---- */
