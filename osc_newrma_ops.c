@@ -1008,7 +1008,7 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff = 0, roff = 0;
 
-    if (!module->mbox_ok || NULL != a->request || bytes > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
+    if (!module->mbox_ok || NULL != a->request || !ompi_osc_newrma_mbox_fits(a->kind, bytes)) {
         return false;
     }
     /* in a stream, every op after the first finds the slot busy: the

@@ -19,6 +19,32 @@
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_transport_shm.h"
 
+#define component mca_osc_newrma_component
+
+bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes)
+{
+    if (bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
+        return true;
+    }
+    switch (kind) {
+        case OMPI_OSC_NEWRMA_OP_CAS:
+            return false;
+        case OMPI_OSC_NEWRMA_OP_GET:
+            if (component.get_rdma_bytes > 0 && bytes >= component.get_rdma_bytes) {
+                return false;
+            }
+            break;
+        case OMPI_OSC_NEWRMA_OP_PUT:
+            if (component.put_rdma_bytes > 0 && bytes >= component.put_rdma_bytes) {
+                return false;
+            }
+            break;
+        default:
+            break;
+    }
+    return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
+}
+
 /* Alone at its target (osc_newrma_op_lone) with nothing before it
  * unacknowledged: no packet without its RMA_DONE_ACK, no RDMA write or UCX
  * atomic unflushed, so it overtakes nothing.  A packet round trip costs both
@@ -27,31 +53,34 @@
 static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                         ompi_osc_newrma_op_t *op, ptrdiff_t *toff_p)
 {
-    return module->mbox_ok && op->bytes > 0 && op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES &&
+    return module->mbox_ok && op->bytes > 0 && ompi_osc_newrma_mbox_fits(op->kind, op->bytes) &&
            !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
            0 == *ompi_osc_newrma_ack_counter(module, target) &&
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
 
-/* What the access puts in the slot: its operands (a CAS's compare value
- * after them). */
-static void mbox_fill(const ompi_osc_newrma_mbox_access_t *access,
+/* What the access puts in the slot (of window rank @p rank's mailbox): its
+ * operands (a CAS's compare value after them). */
+static void mbox_fill(const ompi_osc_newrma_module_t *module, int rank,
+                      const ompi_osc_newrma_mbox_access_t *access,
                       ompi_osc_newrma_shm_mbox_t *slot)
 {
     bool acc = ompi_osc_newrma_op_kind_is_acc(access->kind);
+    char *data;
 
     slot->kind = (uint8_t) access->kind;
     slot->len = (uint16_t) access->bytes;
+    data = ompi_osc_newrma_shm_mbox_data(module, rank, slot);
     slot->acc_op = (uint16_t) (acc && NULL != access->acc_op ? access->acc_op->o_f_to_c_index
                                                               : 0);
     slot->acc_dt = (uint16_t) (acc ? access->acc_basic->d_f_to_c_index : 0);
     slot->fetch = OMPI_OSC_NEWRMA_OP_GET == access->kind ||
                   ompi_osc_newrma_op_kind_fetches(access->kind);
     if (NULL != access->operands) {
-        memcpy(slot->data, access->operands, access->bytes);
+        memcpy(data, access->operands, access->bytes);
     }
     if (OMPI_OSC_NEWRMA_OP_CAS == access->kind) {
-        memcpy(slot->data + access->bytes, access->compare, access->bytes);
+        memcpy(data + access->bytes, access->compare, access->bytes);
     }
     slot->addr = access->addr;
 }
@@ -66,7 +95,7 @@ static bool mbox_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t
     if (NULL == slot) {
         return false;
     }
-    mbox_fill(access, slot);
+    mbox_fill(module, target->rank, access, slot);
     target->mbox_slot = slot;
     module->mbox_pending++;
     if (slot->fetch) {
@@ -142,7 +171,8 @@ bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
                                       ompi_osc_newrma_target_t *target,
                                       const ompi_osc_newrma_mbox_access_t *access, int *ret_p)
 {
-    if (access->bytes > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES || !mbox_target_idle(module, target) ||
+    if (!ompi_osc_newrma_mbox_fits(access->kind, access->bytes) ||
+        !mbox_target_idle(module, target) ||
         !mbox_post(module, target, access, NULL)) {
         return false;
     }
@@ -175,7 +205,10 @@ int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
             ompi_osc_newrma_module_error(module, OMPI_ERROR);
         }
     } else if (NULL != target->mbox_dest) {
-        memcpy(target->mbox_dest, ompi_osc_newrma_shm_mbox_result(slot), slot->len);
+        memcpy(target->mbox_dest,
+               ompi_osc_newrma_shm_mbox_result(
+                   ompi_osc_newrma_shm_mbox_data(module, target->rank, slot), slot),
+               slot->len);
     }
     ompi_osc_newrma_shm_mbox_free(slot);
     target->mbox_slot = NULL;

@@ -10,9 +10,10 @@
  * A window whose memory is the user's (MPI_Win_create, dynamic) and whose
  * ranks are all on one node has a segment of synchronization words, with
  * mailbox slots per rank (osc_newrma_transport_shm.h).  A contiguous PUT,
- * GET or accumulate-class op of at most OMPI_OSC_NEWRMA_SHM_MBOX_BYTES,
- * alone at its target with nothing before it unacknowledged, is written into
- * a free slot of the target's mailbox; the target's agent applies it (an
+ * GET or accumulate-class op that fits (ompi_osc_newrma_mbox_fits), alone
+ * at its target with nothing before it unacknowledged, is written into a
+ * free slot of the target's mailbox (or the slot's area, when larger than
+ * the slot); the target's agent applies it (an
  * accumulate exactly as an ACC packet: the same atomicity rule and lock) and
  * answers in the slot.  Until the answer is taken nothing else goes to that
  * target, and a flush, UNLOCK, COMPLETE or fence waits for it; an op that
@@ -46,6 +47,15 @@ typedef struct {
     /** a fetching op: where its answer goes (contiguous, @p bytes) */
     char *dest;
 } ompi_osc_newrma_mbox_access_t;
+
+/**
+ * An op of @p kind and @p bytes fits a mailbox slot: up to
+ * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES in the slot itself, and, but for a CAS,
+ * up to OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES in its area; not a GET or PUT
+ * that RDMA serves (osc_newrma_get_rdma_bytes, osc_newrma_put_rdma_bytes),
+ * which needs no turn of the target's agent.
+ */
+bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes);
 
 /**
  * The op of mine in @p target's mailbox slot only reads the target (a

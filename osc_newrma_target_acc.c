@@ -64,10 +64,11 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
 }
 
 int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
-                                   struct ompi_osc_newrma_shm_mbox_t *slot)
+                                   struct ompi_osc_newrma_shm_mbox_t *slot, char *data)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+    char *result = ompi_osc_newrma_shm_mbox_result(data, slot);
 
     /* the plain rule's common case without the datatype walk: about 600
      * instructions of a one-element FETCH_AND_OP's 700 went there */
@@ -76,17 +77,15 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
         char *target = (char *) (uintptr_t) slot->addr;
 
         if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind &&
-            ompi_osc_newrma_acc_cas_contig(basic, target, slot->data, slot->data + slot->len,
-                                           ompi_osc_newrma_shm_mbox_result(slot),
+            ompi_osc_newrma_acc_cas_contig(basic, target, data, data + slot->len, result,
                                            &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
         }
         if (NULL != op && MPI_OP_NULL != op &&
             ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
-                                       target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : slot->data,
-                                       slot->fetch ? ompi_osc_newrma_shm_mbox_result(slot)
-                                                   : NULL,
-                                       slot->len, &module->my_lock->acc_lock)) {
+                                       target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
+                                       slot->fetch ? result : NULL, slot->len,
+                                       &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
         }
     }
@@ -96,8 +95,7 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     hdr.addr = slot->addr;
     hdr.len = slot->len;
     hdr.flags = slot->fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
-    return ompi_osc_newrma_acc_apply_single(module, &hdr, slot->data,
-                                            ompi_osc_newrma_shm_mbox_result(slot));
+    return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
 }
 
 /* Target side: an ACC packet (agent).  The old values of a fetching one

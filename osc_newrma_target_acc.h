@@ -25,11 +25,11 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
                                      const struct ompi_osc_newrma_pkt_hdr_t *hdr, const char *data,
                                      char *result);
 
-/** Target side: apply the accumulate of a mailbox slot of mine
- * (ompi_osc_newrma_mbox_apply, which counted it for
+/** Target side: apply the accumulate of a mailbox slot of mine, whose
+ * operands are at @p data (ompi_osc_newrma_mbox_apply, which counted it for
  * osc_newrma_test_fail_packet).  @return its status. */
 int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
-                                   struct ompi_osc_newrma_shm_mbox_t *slot);
+                                   struct ompi_osc_newrma_shm_mbox_t *slot, char *data);
 
 /** Register the ACC packet handler with the packet layer
  * (component init). */

@@ -18,21 +18,25 @@
 
 int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
 {
-    char *mem = (char *) (uintptr_t) slot->addr;
+    char *mem = (char *) (uintptr_t) slot->addr, *data;
 
+    if (slot->len > OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) {
+        return OMPI_ERR_BAD_PARAM; /* more than its area holds */
+    }
     /* osc_newrma_test_fail_packet counts the slots that write, as it counts
      * PUT and ACC packets */
     if (OMPI_OSC_NEWRMA_OP_GET != slot->kind && ompi_osc_newrma_pkt_test_fail()) {
         return OMPI_ERROR;
     }
+    data = ompi_osc_newrma_shm_mbox_data(module, module->my_rank, slot);
     switch (slot->kind) {
         case OMPI_OSC_NEWRMA_OP_PUT:
-            memcpy(mem, slot->data, slot->len);
+            memcpy(mem, data, slot->len);
             return OMPI_SUCCESS;
         case OMPI_OSC_NEWRMA_OP_GET:
-            memcpy(ompi_osc_newrma_shm_mbox_result(slot), mem, slot->len);
+            memcpy(ompi_osc_newrma_shm_mbox_result(data, slot), mem, slot->len);
             return OMPI_SUCCESS;
         default:
-            return ompi_osc_newrma_acc_apply_mbox(module, slot);
+            return ompi_osc_newrma_acc_apply_mbox(module, slot, data);
     }
 }

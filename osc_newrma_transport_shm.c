@@ -368,11 +368,23 @@ static size_t shm_mbox_stride(void)
            sizeof(ompi_osc_newrma_shm_mbox_t) * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS;
 }
 
-static size_t shm_ctrl_bytes(int node_size)
+/* The lock words, the barrier, the PSCW blocks, the ranks' lines and
+ * slots: up to the slots' areas. */
+static size_t shm_areas_offset(int node_size)
 {
     return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
                           sizeof(ompi_osc_newrma_shm_barrier_t) +
                           (shm_pscw_stride(node_size) + shm_mbox_stride()) * (size_t) node_size,
+                      opal_getpagesize(), size_t);
+}
+
+/* The control part ends with the slots' areas: address space only until
+ * an op larger than a slot uses one (the pages are the file's holes). */
+static size_t shm_ctrl_bytes(int node_size)
+{
+    return OPAL_ALIGN(shm_areas_offset(node_size) + (size_t) node_size *
+                                                        OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS *
+                                                        OMPI_OSC_NEWRMA_SHM_MBOX_AREA,
                       opal_getpagesize(), size_t);
 }
 
@@ -399,6 +411,7 @@ static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
     module->shm.barrier = shm_barrier_at(module->shm.seg_base, node_size);
     module->shm.pscw = shm_pscw_at(module->shm.seg_base, node_size);
     module->shm.mbox = shm_mbox_at(module->shm.seg_base, node_size);
+    module->shm.mbox_areas = module->shm.seg_base + shm_areas_offset(node_size);
     module->shm.pscw_stride = shm_pscw_stride(node_size);
     module->shm.node_size = node_size;
     module->shm.whole = node_size == module->comm_size;
@@ -743,7 +756,7 @@ bool ompi_osc_newrma_shm_completed(ompi_osc_newrma_module_t *module, int n)
     return true;
 }
 
-static ompi_osc_newrma_shm_rank_t *shm_rank(ompi_osc_newrma_module_t *module, int rank)
+static ompi_osc_newrma_shm_rank_t *shm_rank(const ompi_osc_newrma_module_t *module, int rank)
 {
     return (ompi_osc_newrma_shm_rank_t *) (module->shm.mbox + shm_mbox_stride() * (size_t) rank);
 }
@@ -764,9 +777,22 @@ void ompi_osc_newrma_shm_set_fence_drained(ompi_osc_newrma_module_t *module, int
 
 /* ---- mailboxes ---- */
 
-static ompi_osc_newrma_shm_mbox_t *shm_mbox(ompi_osc_newrma_module_t *module, int rank)
+static ompi_osc_newrma_shm_mbox_t *shm_mbox(const ompi_osc_newrma_module_t *module, int rank)
 {
     return (ompi_osc_newrma_shm_mbox_t *) (shm_rank(module, rank) + 1);
+}
+
+char *ompi_osc_newrma_shm_mbox_data(const ompi_osc_newrma_module_t *module, int rank,
+                                    ompi_osc_newrma_shm_mbox_t *slot)
+{
+    size_t index;
+
+    if (slot->len <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
+        return slot->data;
+    }
+    index = (size_t) rank * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS +
+            (size_t) (slot - shm_mbox(module, rank));
+    return module->shm.mbox_areas + index * OMPI_OSC_NEWRMA_SHM_MBOX_AREA;
 }
 
 void ompi_osc_newrma_shm_mbox_open(ompi_osc_newrma_module_t *module, bool open)

@@ -52,9 +52,15 @@ typedef struct {
  * accumulate through shared memory instead of UCX; more origins at once
  * than slots take UCX's paths. */
 #define OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS 2
-/** operand bytes a slot carries: a CAS's two operands and the old values
- * fit its data area */
+/** operand bytes a slot carries in itself: a CAS's two operands and the
+ * old values fit its data area */
 #define OMPI_OSC_NEWRMA_SHM_MBOX_BYTES 32
+/** bytes of the area each slot also has, after the segment's control part
+ * (a page of its own, touched only by the ops that use it): an op of more
+ * than OMPI_OSC_NEWRMA_SHM_MBOX_BYTES carries its operands there, and the
+ * target stores the old values after them, so it holds up to half */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA 4096
+#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES (OMPI_OSC_NEWRMA_SHM_MBOX_AREA / 2)
 
 typedef enum {
     OMPI_OSC_NEWRMA_SHM_MBOX_FREE = 0,
@@ -100,12 +106,18 @@ typedef struct ompi_osc_newrma_shm_mbox_t {
 } ompi_osc_newrma_shm_mbox_t;
 _Static_assert(sizeof(ompi_osc_newrma_shm_mbox_t) == 128, "a mailbox slot is two cache lines");
 
-/** Where the agent stores a fetching op's old values in the slot's data:
- * after the operands, so that an op of up to 13 bytes (8 bytes: all of
- * it) stays in the slot's first cache line. */
-static inline char *ompi_osc_newrma_shm_mbox_result(ompi_osc_newrma_shm_mbox_t *slot)
+/** Where @p slot (of window rank @p rank's mailbox) carries its operands:
+ * in itself up to OMPI_OSC_NEWRMA_SHM_MBOX_BYTES, else in its area.  Its
+ * len must be set. */
+char *ompi_osc_newrma_shm_mbox_data(const ompi_osc_newrma_module_t *module, int rank,
+                                    ompi_osc_newrma_shm_mbox_t *slot);
+
+/** Where the agent stores a fetching op's old values: after the operands
+ * (in the slot, after room for a CAS's compare value, so that an op of up
+ * to 13 bytes stays in the slot's first cache line). */
+static inline char *ompi_osc_newrma_shm_mbox_result(char *data, const ompi_osc_newrma_shm_mbox_t *slot)
 {
-    return slot->data + 2 * (size_t) slot->len;
+    return data + (slot->len > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES ? 1 : 2) * (size_t) slot->len;
 }
 
 typedef struct {
@@ -121,6 +133,9 @@ typedef struct {
     /** per window rank: its line of what origins read, then its mailbox
      * slots (OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS) */
     char *mbox;
+    /** the slots' areas, in the same order (OMPI_OSC_NEWRMA_SHM_MBOX_AREA
+     * bytes each) */
+    char *mbox_areas;
     int node_size;
     /** RMA to node-local peers uses direct load/store (osc_newrma_shm) */
     bool direct;

@@ -6,7 +6,8 @@
  * dynamic): one alone at a node-local target goes through the target's
  * mailbox in the window's segment (osc_newrma_mailbox), which its agent
  * polls; anything else by RDMA or as packets.  Usage: acc_mailbox FLAVOR MODE, MODE one of
- *   mailbox  every lone op of at most 32 bytes goes by the mailbox (the
+ *   mailbox  every lone op that fits a slot (32 bytes) or its area (2048)
+ *            goes by the mailbox (the
  *            shm path): the window's MPI_T counters say so;
  *   packet   none does (the UCX path, no segment);
  *   off      none does, with osc_newrma_mailbox 0 (set here);
@@ -20,8 +21,12 @@
  * + flush, fence and PSCW, checking old values and the target's memory: a
  * SUM of int64, REPLACE of int8, NO_OP of int16 (GET_ACCUMULATE), FETCH_AND_OP
  * of double, COMPARE_AND_SWAP of int32, MAXLOC of MPI_DOUBLE_INT, SUM of long
- * double, SUM of 4 and of 5 int64 (40 bytes: too large for a slot), a PUT
- * of 8 bytes, a GET of 32 and a PUT of 40 (too large).  Then,
+ * double, SUM of 4 int64 (in the slot), of 5 and of 256 (40 and 2048 bytes:
+ * in the slot's area), GET_ACCUMULATE SUM of 256, SUM of 257 (too large for
+ * the area: packets), a PUT of 8 bytes, a GET of 32, a PUT of 40 (area), a
+ * GET of 512 (area), a PUT of 2048 (area), a GET of 1024 (RDMA from
+ * osc_newrma_get_rdma_bytes, 1024 by default) and a PUT of 2056 (too
+ * large).  Then,
  * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
  * origins than slots: the rest go as packets) with exact totals, and an
  * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
@@ -40,8 +45,9 @@
 
 #include "mtest.h"
 
-#define SLOT     64 /* bytes of window per case */
-#define NCASE    12
+#define SLOT     4096 /* bytes of window per case */
+#define NCASE    19
+#define NI64     (SLOT / 8)
 #define CONTEND  (NCASE * SLOT)
 #define WIN_BYTES (CONTEND + 4 * SLOT)
 #define ROUNDS   200
@@ -88,7 +94,10 @@ static void init_slot(int c, unsigned char *slot, int owner)
         case 6: *(long double *) slot = 1.25L + owner; break;
         case 7:
         case 8:
-            for (int i = 0; i < 5; ++i) {
+        case 12:
+        case 13:
+        case 14:
+            for (int i = 0; i < NI64; ++i) {
                 ((int64_t *) slot)[i] = 10 * i + owner;
             }
             break;
@@ -97,15 +106,39 @@ static void init_slot(int c, unsigned char *slot, int owner)
     }
 }
 
-/* Cases the mailbox carries: 32 bytes or less (case 8 is 40 bytes of
- * accumulate, case 11 40 bytes of PUT). */
+/* int64 elements a SUM case adds (0: not such a case). */
+static int case_i64s(int c)
+{
+    switch (c) {
+        case 7: return 4;
+        case 8: return 5;
+        case 12:
+        case 13: return 256;
+        case 14: return 257;
+        default: return 0;
+    }
+}
+
+/* Bytes a PUT (or GET) case moves (0: not such a case). */
+static size_t case_put(int c)
+{
+    return 9 == c ? 8 : 11 == c ? 40 : 16 == c ? 2048 : 18 == c ? 2056 : 0;
+}
+
+static size_t case_get(int c)
+{
+    return 10 == c ? 32 : 15 == c ? 512 : 17 == c ? 1024 : 0;
+}
+
+/* Cases the mailbox carries: 32 bytes or less in the slot, up to 2048 in
+ * its area; not 2056 bytes (cases 14 and 18), nor a GET RDMA serves. */
 static bool case_lone(int c)
 {
-    return 8 != c && 11 != c;
+    return 14 != c && 17 != c && 18 != c;
 }
 
 /* Origin buffers: they must stay valid until the op completes. */
-static int64_t i64[5];
+static int64_t i64[NI64];
 static unsigned char bytes[SLOT];
 static int8_t i8;
 static double d;
@@ -119,7 +152,7 @@ static int issue_case(int c, int target, int me, unsigned char *result)
     MPI_Win win = w.win;
     size_t at = (size_t) c * SLOT;
 
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < NI64; ++i) {
         i64[i] = i + 1;
     }
     i8 = (int8_t) (me + 1);
@@ -151,20 +184,24 @@ static int issue_case(int c, int target, int me, unsigned char *result)
         case 6:
             return MPI_Accumulate(&ld, 1, MPI_LONG_DOUBLE, target, disp(target, at), 1,
                                   MPI_LONG_DOUBLE, MPI_SUM, win);
+        case 13:
+            return MPI_Get_accumulate(i64, 256, MPI_INT64_T, result, 256, MPI_INT64_T, target,
+                                      disp(target, at), 256, MPI_INT64_T, MPI_SUM, win);
         case 7:
-            return MPI_Accumulate(i64, 4, MPI_INT64_T, target, disp(target, at), 4, MPI_INT64_T,
-                                  MPI_SUM, win);
         case 8:
-            return MPI_Accumulate(i64, 5, MPI_INT64_T, target, disp(target, at), 5, MPI_INT64_T,
-                                  MPI_SUM, win);
-        case 9:
-            mtest_fill(bytes, SLOT, 0x200u + (uint32_t) me);
-            return MPI_Put(bytes, 8, MPI_BYTE, target, disp(target, at), 8, MPI_BYTE, win);
+        case 12:
+        case 14:
+            return MPI_Accumulate(i64, case_i64s(c), MPI_INT64_T, target, disp(target, at),
+                                  case_i64s(c), MPI_INT64_T, MPI_SUM, win);
         case 10:
-            return MPI_Get(result, 32, MPI_BYTE, target, disp(target, at), 32, MPI_BYTE, win);
+        case 15:
+        case 17:
+            return MPI_Get(result, (int) case_get(c), MPI_BYTE, target, disp(target, at),
+                           (int) case_get(c), MPI_BYTE, win);
         default:
             mtest_fill(bytes, SLOT, 0x200u + (uint32_t) me);
-            return MPI_Put(bytes, 40, MPI_BYTE, target, disp(target, at), 40, MPI_BYTE, win);
+            return MPI_Put(bytes, (int) case_put(c), MPI_BYTE, target, disp(target, at),
+                           (int) case_put(c), MPI_BYTE, win);
     }
 }
 
@@ -189,11 +226,24 @@ static void check_result(int c, const unsigned char *result, int target, const c
                         "%s: MAXLOC fetched (%g, %d)", sync, ((const dint_t *) result)->v,
                         ((const dint_t *) result)->i);
             break;
-        case 10: {
+        case 10:
+        case 15:
+        case 17: {
             unsigned char want[SLOT];
 
             mtest_fill(want, SLOT, 0x100u + (uint32_t) target);
-            MTEST_CHECK(0 == memcmp(result, want, 32), "%s: GET of 32 bytes wrong", sync);
+            MTEST_CHECK(0 == memcmp(result, want, case_get(c)), "%s: GET of %zu bytes wrong",
+                        sync, case_get(c));
+            break;
+        }
+        case 13: {
+            int bad = -1;
+
+            for (int i = 0; i < 256 && bad < 0; ++i) {
+                bad = ((const int64_t *) result)[i] == 10 * i + target ? -1 : i;
+            }
+            MTEST_CHECK(bad < 0, "%s: GET_ACCUMULATE of 256 fetched %lld at %d", sync,
+                        bad < 0 ? 0LL : (long long) ((const int64_t *) result)[bad], bad);
             break;
         }
         default:
@@ -219,9 +269,13 @@ static void check_slot(int c, const unsigned char *slot, const char *sync)
         case 6: ok = *(const long double *) slot == 2.0L + me; break;
         case 9:
         case 10:
-        case 11: {
+        case 11:
+        case 15:
+        case 16:
+        case 17:
+        case 18: {
             unsigned char want[SLOT];
-            size_t put = 9 == c ? 8 : 11 == c ? 40 : 0;
+            size_t put = case_put(c);
 
             mtest_fill(want, SLOT, 0x100u + (uint32_t) me);
             if (put > 0) {
@@ -235,10 +289,11 @@ static void check_slot(int c, const unsigned char *slot, const char *sync)
         }
         default:
             ok = true;
-            for (int i = 0; i < (7 == c ? 4 : 5); ++i) {
+            for (int i = 0; i < case_i64s(c); ++i) {
                 ok &= ((const int64_t *) slot)[i] == 10 * i + me + i + 1;
             }
-            ok &= 8 == c || ((const int64_t *) slot)[4] == 40 + me;
+            /* the element after the last added is untouched */
+            ok &= ((const int64_t *) slot)[case_i64s(c)] == 10 * case_i64s(c) + me;
     }
     MTEST_CHECK(ok, "%s: case %d left a wrong value in rank %d's window (first bytes %016llx)",
                 sync, c, me, *(const unsigned long long *) slot);
@@ -309,8 +364,38 @@ static int run_cases(const char *sync)
     return lone;
 }
 
+/* 2048 bytes of ones added to rank 0's (@p to_zero) or my right
+ * neighbour's half of the fourth contended slot, then flushed: from several
+ * origins at once to one target and to others, in slot areas. */
+static void add_ones(bool to_zero)
+{
+    static int64_t ones[256];
+    int target = to_zero ? 0 : right;
+
+    for (int i = 0; i < 256; ++i) {
+        ones[i] = 1;
+    }
+    MPI_CHECK(MPI_Accumulate(ones, 256, MPI_INT64_T, target,
+                             disp(target, CONTEND + 3 * SLOT + (to_zero ? 0 : SLOT / 2)), 256,
+                             MPI_INT64_T, MPI_SUM, w.win));
+    MPI_CHECK(MPI_Win_flush(target, w.win));
+}
+
+/* Each of the 256 int64 at @p offset of my window is @p want. */
+static void check_ones(size_t offset, int64_t want, const char *what)
+{
+    int64_t got[256];
+
+    mtest_local_load(&w, offset, got, sizeof(got));
+    for (int i = 0; i < 256; ++i) {
+        MTEST_CHECK(got[i] == want, "%s: element %d is %lld, expected %lld", what, i,
+                    (long long) got[i], (long long) want);
+    }
+}
+
 /* Every rank at once on rank 0: FOP increments, CAS increments, and a
- * fetching request then a REPLACE to the same element. */
+ * fetching request then a REPLACE to the same element; 2 KiB SUMs to rank
+ * 0 and to the right neighbour. */
 static void run_contended(void)
 {
     int64_t one = 1, old, seen, want, next, last = -1;
@@ -319,6 +404,8 @@ static void run_contended(void)
     slots_reset();
     MPI_CHECK(MPI_Win_lock_all(0, w.win));
     for (int i = 0; i < ROUNDS; ++i) {
+        add_ones(true);
+        add_ones(false);
         MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, disp(0, CONTEND), MPI_SUM, w.win));
         MPI_CHECK(MPI_Win_flush(0, w.win));
         MTEST_CHECK(old >= 0 && old < (int64_t) nprocs * ROUNDS, "FOP fetched %lld",
@@ -362,7 +449,9 @@ static void run_contended(void)
             MTEST_CHECK(mine[r] == 1000000 * (r + 1) + ROUNDS - 1,
                         "rank %d's REPLACE left %lld", r, (long long) mine[r]);
         }
+        check_ones(CONTEND + 3 * SLOT, (int64_t) nprocs * ROUNDS, "2 KiB SUMs of every rank");
     }
+    check_ones(CONTEND + 3 * SLOT + SLOT / 2, ROUNDS, "2 KiB SUMs of my left neighbour");
 }
 
 /* Under one lock_all epoch, ROUNDS times to my right neighbour's element:
