@@ -36,6 +36,7 @@
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_base_optable.h"
 #include "osc_newrma_base_peer.h"
+#include "osc_newrma_base_pick.h"
 #include "osc_newrma_pool.h"
 #include "osc_newrma_transport_region.h"
 #include "osc_newrma_transport_shm.h"
@@ -158,6 +159,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long batch_rndv_bytes;
     /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
     unsigned long cma_bytes;
+    /** ... or UCX's transfer, whichever took less time lately (module->cma_pick) */
+    bool cma_pick;
     /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
     /** GETs from this size go by RDMA in streams too (0: never) */
@@ -492,7 +495,15 @@ struct ompi_osc_newrma_module_t {
 
     /** counters read through MPI_T (osc_newrma_stats.h) */
     ompi_osc_newrma_stats_t stats;
+
+    /** a lone PUT ([0]) or GET ([1]) from cma_bytes: a cross-memory copy
+     * (way OMPI_OSC_NEWRMA_CMA_WAY_COPY) or UCX's transfer, by the time
+     * each took lately (osc_newrma_cma_pick); under the window lock */
+    ompi_osc_newrma_pick_t cma_pick[2];
 };
+
+#define OMPI_OSC_NEWRMA_CMA_WAY_COPY 0
+#define OMPI_OSC_NEWRMA_CMA_WAY_UCX 1
 
 /** The window of an item of component.windows. */
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item_t *item)

@@ -18,6 +18,8 @@ static void op_construct(ompi_osc_newrma_op_t *op)
     op->bounce = NULL;
     op->issued = false;
     op->outstanding = 0;
+    op->timed_ns = 0;
+    op->took_ns = 0;
     op->module = NULL;
     op->request = NULL;
 }
@@ -169,6 +171,8 @@ void ompi_osc_newrma_target_enqueue_op(ompi_osc_newrma_target_t *target, ompi_os
 {
     op->issued = false;
     op->outstanding = 0;
+    op->timed_ns = 0;
+    op->took_ns = 0;
     opal_list_append(&target->ops, &op->super);
     if (NULL == target->next_op_to_issue) {
         target->next_op_to_issue = op;

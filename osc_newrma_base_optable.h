@@ -60,6 +60,11 @@ struct ompi_osc_newrma_op_t {
     bool issued;
     /** transport requests of this op still in flight */
     ompi_osc_newrma_atomic_t outstanding;
+    /** a large transfer sent by UCX instead of a cross-memory copy: when
+     * it was issued, else 0; and the time it took, once its completion
+     * came (0 before) */
+    uint64_t timed_ns;
+    uint64_t took_ns;
     /** OMPI_SUCCESS, or the error a transport request completed with */
     volatile int status;
     /** window the op belongs to (completion callbacks update its counters) */

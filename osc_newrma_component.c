@@ -245,6 +245,14 @@ static int component_register(void)
                    "osc_newrma_shm is on and the kernel allows cross-memory attach; 0 never "
                    "(default: 262144)",
                    &component.cma_bytes, 262144);
+    register_bool("cma_pick",
+                  "Such an operation (osc_newrma_cma_bytes) is the cross-memory copy or UCX's "
+                  "transfer, whichever moved a KiB faster in this window lately: each is "
+                  "measured as it is used (tried twice first, then one pick in 16 takes the "
+                  "slower, to notice a change), since which is faster changes with the "
+                  "machine's state (here a 2 MiB copy took 84 us one day and 220 the next, "
+                  "UCX's transfer 220 and then 125); 0: always the copy (default: 1)",
+                  &component.cma_pick, true);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "

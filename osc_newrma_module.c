@@ -765,6 +765,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->size = MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size;
     module->disp_unit = disp_unit;
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
+    ompi_osc_newrma_pick_init(&module->cma_pick[0]);
+    ompi_osc_newrma_pick_init(&module->cma_pick[1]);
 
     win->w_osc_module = &module->super; /* the info callbacks find it there */
     ret = module_build(module, base, module->size, info, status);

@@ -620,6 +620,33 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
     return ret;
 }
 
+/* Such an op by the way that moved a KiB faster in this window lately
+ * (osc_newrma_cma_pick), each measured as it is used: the copy's call, or
+ * UCX's transfer from its issue to its last completion callback.
+ * @return OMPI_ERR_NOT_AVAILABLE when the op takes UCX's path. */
+static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                         ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
+{
+    ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_GET == op->kind];
+    uint64_t start;
+    int ret;
+
+    if (component.cma_pick && OMPI_OSC_NEWRMA_CMA_WAY_UCX == ompi_osc_newrma_pick(pick)) {
+        op->timed_ns = ompi_osc_newrma_pick_now_ns();
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    start = ompi_osc_newrma_pick_now_ns();
+    ret = op_cma(module, target, op, stream, toff);
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_pick_record(pick, OMPI_OSC_NEWRMA_CMA_WAY_COPY, op->bytes,
+                                    ompi_osc_newrma_pick_now_ns() - start);
+        OSC_NEWRMA_VERBOSE(30, "cross-memory copy: %llu ns per KiB lately, UCX %llu",
+                           (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_COPY],
+                           (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_UCX]);
+    }
+    return ret;
+}
+
 /* Before an RDMA transfer to @p target: a write needs an RMA_DONE (an
  * endpoint flush) before the target may count it done; a read is fenced
  * behind earlier writes of this process, which UCX orders on an endpoint
@@ -674,7 +701,7 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     }
     contig = ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
     if (contig && ompi_osc_newrma_op_by_cma(module, target, op)) {
-        ret = op_cma(module, target, op, s.stream, toff);
+        ret = op_cma_picked(module, target, op, s.stream, toff);
         if (OMPI_ERR_NOT_AVAILABLE != ret) {
             return ret;
         }

@@ -837,6 +837,9 @@ static ucs_status_t ucx_rdma_status(ucs_status_t status)
  * returns the error (ompi_osc_newrma_module_error). */
 static void ucx_op_done(ompi_osc_newrma_op_t *op, ucs_status_t status, const char *what)
 {
+    if (0 != op->timed_ns && 1 == op->outstanding) { /* its last transfer: timed */
+        op->took_ns = ompi_osc_newrma_pick_now_ns() - op->timed_ns;
+    }
     status = ucx_rdma_status(status);
     if (UCS_OK != status) {
         OSC_NEWRMA_VERBOSE(1, "%s failed: %s", what, ucs_status_string(status));

@@ -11,7 +11,9 @@
  * neighbour's first region (alone), GETs the right neighbour's second region
  * (alone), then does both in one epoch; it checks what it got and what its
  * left neighbour put after each.
- * Usage: cma_putget FLAVOR */
+ * Each lone one is the copy or UCX's transfer, whichever was faster lately
+ * (osc_newrma_cma_pick: both are tried); with "copy", always the copy.
+ * Usage: cma_putget FLAVOR [copy] */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +88,10 @@ int main(int argc, char **argv)
 
     /* 32 KiB (the default is larger) unless the caller chose a value */
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "32768", 0);
+    if (argc > 2 && 0 == strcmp(argv[2], "copy")) {
+        /* always the copy, not the faster of it and UCX's transfer lately */
+        setenv("OMPI_MCA_osc_newrma_cma_pick", "0", 1);
+    }
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;

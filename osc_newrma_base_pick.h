@@ -1,0 +1,108 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/*
+ * osc/newrma: a choice between two ways of doing the same transfer by the
+ * time each took lately.
+ *
+ * Which of two ways moves a large block faster can change with the machine
+ * and its state, not only with the size: on the development VM a 2 MiB
+ * cross-memory copy took 84 us one day and 220 the next, while UCX's
+ * pipelined transfer through shared memory took 220 and then 125.  So each
+ * way is measured as it is used, in turns: each is tried for
+ * OMPI_OSC_NEWRMA_PICK_TRIAL transfers, then the faster one (in ns per KiB,
+ * a running average) is taken for OMPI_OSC_NEWRMA_PICK_STAY, then the
+ * other tried again, so that a change is noticed.  The first transfer after
+ * a change of way is not counted: it pays for the other's set-up or cold
+ * buffers (UCX's took 2-8 times as long as the next ones here).  Made and
+ * read by its owner under its lock.
+ */
+#ifndef OMPI_OSC_NEWRMA_BASE_PICK_H
+#define OMPI_OSC_NEWRMA_BASE_PICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/** transfers a way is tried for (the first not counted) */
+#define OMPI_OSC_NEWRMA_PICK_TRIAL 3
+/** transfers the faster way is taken for before the other is tried again */
+#define OMPI_OSC_NEWRMA_PICK_STAY 32
+
+typedef struct {
+    /** the way the picks take, and how many more before the next turn */
+    int way;
+    uint32_t left;
+    /** 0: way 0 not tried yet; 1: way 1 not yet; 2: a trial; 3: a stay */
+    int turn;
+    /** the way of the last transfer measured (-1: none yet) */
+    int measured;
+    /** per way: ns per KiB lately: a faster sample weighs three quarters,
+     * a slower one a quarter */
+    uint64_t ns_per_kib[2];
+} ompi_osc_newrma_pick_t;
+
+/** Before the first pick. */
+static inline void ompi_osc_newrma_pick_init(ompi_osc_newrma_pick_t *p)
+{
+    p->way = 0;
+    p->left = 0;
+    p->turn = 0;
+    p->measured = -1;
+    p->ns_per_kib[0] = p->ns_per_kib[1] = 0;
+}
+
+/** Monotonic nanoseconds, what the samples are measured in. */
+static inline uint64_t ompi_osc_newrma_pick_now_ns(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/** The way (0 or 1) the next transfer takes. */
+static inline int ompi_osc_newrma_pick(ompi_osc_newrma_pick_t *p)
+{
+    int faster = p->ns_per_kib[1] < p->ns_per_kib[0] ? 1 : 0;
+
+    if (0 == p->left) {
+        switch (p->turn) {
+            case 0:
+            case 1: /* the first trials */
+                p->way = p->turn++;
+                p->left = OMPI_OSC_NEWRMA_PICK_TRIAL;
+                break;
+            case 2: /* a trial ended: the faster way */
+                p->way = faster;
+                p->left = OMPI_OSC_NEWRMA_PICK_STAY;
+                p->turn = 3;
+                break;
+            default: /* a stay ended: the other way again */
+                p->way = 1 - faster;
+                p->left = OMPI_OSC_NEWRMA_PICK_TRIAL;
+                p->turn = 2;
+        }
+    }
+    p->left--;
+    return p->way;
+}
+
+/** Way @p way moved @p bytes in @p ns nanoseconds. */
+static inline void ompi_osc_newrma_pick_record(ompi_osc_newrma_pick_t *p, int way, size_t bytes,
+                                               uint64_t ns)
+{
+    uint64_t sample = ns * 1024 / (bytes > 0 ? bytes : 1);
+    uint64_t was = p->ns_per_kib[way];
+
+    if (way != p->measured) { /* the first after a change of way */
+        p->measured = way;
+        return;
+    }
+    p->ns_per_kib[way] = 0 == was         ? sample
+                         : sample < was   ? (was + 3 * sample) / 4
+                                          : (3 * was + sample) / 4;
+}
+
+#endif /* OMPI_OSC_NEWRMA_BASE_PICK_H */

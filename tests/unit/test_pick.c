@@ -1,0 +1,112 @@
+/*
+ * Copyright (c) 2026 The osc/newrma developers.  All rights reserved.
+ * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+ */
+/* Unit test of the choice between two ways by their measured times
+ * (osc_newrma_base_pick.h): both are tried first, the faster is taken, the
+ * other is tried again after a stay and taken when it has become the
+ * faster, and the first transfer after a change of way does not count. */
+#include <stdint.h>
+
+#include "osc_newrma_base_pick.h"
+#include "unit.h"
+
+#define KIB 1024
+
+/* One transfer of 1 KiB by the picked way, taking @p ns[way] ns. */
+static int step(ompi_osc_newrma_pick_t *p, const uint64_t ns[2])
+{
+    int way = ompi_osc_newrma_pick(p);
+
+    ompi_osc_newrma_pick_record(p, way, KIB, ns[way]);
+    return way;
+}
+
+/* Both ways are tried, each for a trial, way 0 first. */
+static void trials_first(void)
+{
+    ompi_osc_newrma_pick_t p;
+    const uint64_t ns[2] = {100, 200};
+
+    ompi_osc_newrma_pick_init(&p);
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        CHECK(0 == step(&p, ns));
+    }
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        CHECK(1 == step(&p, ns));
+    }
+    CHECK(100 == p.ns_per_kib[0] && 200 == p.ns_per_kib[1]);
+}
+
+/* The faster is taken for a stay, then the slower tried for a trial. */
+static void stay_then_trial(void)
+{
+    ompi_osc_newrma_pick_t p;
+    const uint64_t ns[2] = {300, 100};
+    int counts[2] = {0, 0};
+
+    ompi_osc_newrma_pick_init(&p);
+    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        step(&p, ns);
+    }
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+        CHECK(1 == step(&p, ns));
+    }
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        counts[step(&p, ns)]++;
+    }
+    CHECK(OMPI_OSC_NEWRMA_PICK_TRIAL == counts[0]);
+    CHECK(1 == step(&p, ns)); /* still the faster */
+}
+
+/* A change of speed is noticed at the next trial: way 0, slower at
+ * first, becomes the faster and is then taken. */
+static void follows_a_change(void)
+{
+    ompi_osc_newrma_pick_t p;
+    uint64_t ns[2] = {300, 100};
+    int last = -1;
+
+    ompi_osc_newrma_pick_init(&p);
+    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL + OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+        step(&p, ns);
+    }
+    ns[0] = 50; /* way 0 became faster */
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_TRIAL + 1; ++i) {
+        last = step(&p, ns);
+    }
+    CHECK(0 == last);
+    CHECK(p.ns_per_kib[0] < p.ns_per_kib[1]);
+}
+
+/* The first transfer after a change of way does not count: a slow first
+ * one (set-up) leaves the average alone. */
+static void first_not_counted(void)
+{
+    ompi_osc_newrma_pick_t p;
+
+    ompi_osc_newrma_pick_init(&p);
+    CHECK(0 == ompi_osc_newrma_pick(&p));
+    ompi_osc_newrma_pick_record(&p, 0, KIB, 5000); /* set-up */
+    CHECK(0 == p.ns_per_kib[0]);
+    ompi_osc_newrma_pick_record(&p, 0, 2 * KIB, 200);
+    CHECK(100 == p.ns_per_kib[0]);
+    /* a faster sample weighs three quarters, a slower one a quarter */
+    ompi_osc_newrma_pick_record(&p, 0, KIB, 60);
+    CHECK(70 == p.ns_per_kib[0]);
+    ompi_osc_newrma_pick_record(&p, 0, KIB, 170);
+    CHECK(95 == p.ns_per_kib[0]);
+    ompi_osc_newrma_pick_record(&p, 1, KIB, 10); /* way 1's first */
+    CHECK(0 == p.ns_per_kib[1]);
+    ompi_osc_newrma_pick_record(&p, 0, KIB, 1000); /* back to 0: its first again */
+    CHECK(95 == p.ns_per_kib[0]);
+}
+
+int main(void)
+{
+    trials_first();
+    stay_then_trial();
+    follows_a_change();
+    first_not_counted();
+    return unit_finish("test_pick");
+}
