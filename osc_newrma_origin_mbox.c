@@ -29,11 +29,6 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes)
     switch (kind) {
         case OMPI_OSC_NEWRMA_OP_CAS:
             return false;
-        case OMPI_OSC_NEWRMA_OP_GET:
-            if (component.get_rdma_bytes > 0 && bytes >= component.get_rdma_bytes) {
-                return false;
-            }
-            break;
         case OMPI_OSC_NEWRMA_OP_PUT:
             if (component.put_rdma_bytes > 0 && bytes >= component.put_rdma_bytes) {
                 return false;

@@ -24,9 +24,9 @@
  * double, SUM of 4 int64 (in the slot), of 5 and of 256 (40 and 2048 bytes:
  * in the slot's area), GET_ACCUMULATE SUM of 256, SUM of 257 (too large for
  * the area: packets), a PUT of 8 bytes, a GET of 32, a PUT of 40 (area), a
- * GET of 512 (area), a PUT of 2048 (area), a GET of 1024 (RDMA from
- * osc_newrma_get_rdma_bytes, 1024 by default) and a PUT of 2056 (too
- * large).  Then,
+ * GET of 512 (area), a PUT of 2048 (area), a GET of 2048 (area, though
+ * from osc_newrma_get_rdma_bytes on a GET of a stream goes by RDMA), a PUT
+ * of 2056 and a GET of 2056 (too large: RDMA).  Then,
  * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
  * origins than slots: the rest go as packets) with exact totals, and an
  * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
@@ -46,7 +46,7 @@
 #include "mtest.h"
 
 #define SLOT     4096 /* bytes of window per case */
-#define NCASE    19
+#define NCASE    20
 #define NI64     (SLOT / 8)
 #define CONTEND  (NCASE * SLOT)
 #define WIN_BYTES (CONTEND + 4 * SLOT)
@@ -127,14 +127,15 @@ static size_t case_put(int c)
 
 static size_t case_get(int c)
 {
-    return 10 == c ? 32 : 15 == c ? 512 : 17 == c ? 1024 : 0;
+    return 10 == c ? 32 : 15 == c ? 512 : 17 == c ? 2048 : 19 == c ? 2056 : 0;
 }
 
 /* Cases the mailbox carries: 32 bytes or less in the slot, up to 2048 in
- * its area; not 2056 bytes (cases 14 and 18), nor a GET RDMA serves. */
+ * its area (a GET too, from osc_newrma_get_rdma_bytes on); not 2056 bytes
+ * (cases 14, 18 and 19). */
 static bool case_lone(int c)
 {
-    return 14 != c && 17 != c && 18 != c;
+    return 14 != c && 18 != c && 19 != c;
 }
 
 /* Origin buffers: they must stay valid until the op completes. */
@@ -196,6 +197,7 @@ static int issue_case(int c, int target, int me, unsigned char *result)
         case 10:
         case 15:
         case 17:
+        case 19:
             return MPI_Get(result, (int) case_get(c), MPI_BYTE, target, disp(target, at),
                            (int) case_get(c), MPI_BYTE, win);
         default:
@@ -228,7 +230,8 @@ static void check_result(int c, const unsigned char *result, int target, const c
             break;
         case 10:
         case 15:
-        case 17: {
+        case 17:
+        case 19: {
             unsigned char want[SLOT];
 
             mtest_fill(want, SLOT, 0x100u + (uint32_t) target);
@@ -273,7 +276,8 @@ static void check_slot(int c, const unsigned char *slot, const char *sync)
         case 15:
         case 16:
         case 17:
-        case 18: {
+        case 18:
+        case 19: {
             unsigned char want[SLOT];
             size_t put = case_put(c);
 

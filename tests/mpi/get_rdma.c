@@ -172,12 +172,13 @@ static int fail_case(int fail_at)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == mtest_rank) {
-        char *buf = malloc(2048);
+        /* 4 KiB: a lone GET of up to 2 KiB goes through the mailbox */
+        char *buf = malloc(4096);
 
         MPI_CHECK(MPI_Win_lock_all(0, win));
         for (int i = 1; i <= 5; ++i) {
-            memset(buf, 0, 2048);
-            MPI_CHECK(MPI_Get(buf, 2048, MPI_BYTE, 1, 8 * i, 2048, MPI_BYTE, win));
+            memset(buf, 0, 4096);
+            MPI_CHECK(MPI_Get(buf, 4096, MPI_BYTE, 1, 8 * i, 4096, MPI_BYTE, win));
             rc = MPI_Win_flush(1, win);
             cls = MPI_SUCCESS;
             MPI_Error_class(rc, &cls);
