@@ -13,7 +13,9 @@
  * way is measured as it is used, in turns: each is tried for
  * OMPI_OSC_NEWRMA_PICK_TRIAL transfers, then the faster one (in ns per KiB,
  * a running average) is taken for OMPI_OSC_NEWRMA_PICK_STAY, then the
- * other tried again, so that a change is noticed.  The first transfer after
+ * other tried again, so that a change is noticed; each time it loses again
+ * the stay doubles, up to OMPI_OSC_NEWRMA_PICK_STAY_MAX (a way that waits
+ * for a busy peer's progress is tried rarely).  The first transfer after
  * a change of way is not counted: it pays for the other's set-up or cold
  * buffers (UCX's took 2-8 times as long as the next ones here).  Made and
  * read by its owner under its lock.
@@ -29,11 +31,14 @@
 #define OMPI_OSC_NEWRMA_PICK_TRIAL 3
 /** transfers the faster way is taken for before the other is tried again */
 #define OMPI_OSC_NEWRMA_PICK_STAY 32
+#define OMPI_OSC_NEWRMA_PICK_STAY_MAX 1024
 
 typedef struct {
     /** the way the picks take, and how many more before the next turn */
     int way;
     uint32_t left;
+    /** the length of the current stay (0: none yet) */
+    uint32_t stay;
     /** 0: way 0 not tried yet; 1: way 1 not yet; 2: a trial; 3: a stay */
     int turn;
     /** the way of the last transfer measured (-1: none yet) */
@@ -48,6 +53,7 @@ static inline void ompi_osc_newrma_pick_init(ompi_osc_newrma_pick_t *p)
 {
     p->way = 0;
     p->left = 0;
+    p->stay = 0;
     p->turn = 0;
     p->measured = -1;
     p->ns_per_kib[0] = p->ns_per_kib[1] = 0;
@@ -74,9 +80,17 @@ static inline int ompi_osc_newrma_pick(ompi_osc_newrma_pick_t *p)
                 p->way = p->turn++;
                 p->left = OMPI_OSC_NEWRMA_PICK_TRIAL;
                 break;
-            case 2: /* a trial ended: the faster way */
+            case 2: /* a trial ended: the faster way, for longer when the
+                     * way tried lost again */
+                if (0 != p->stay && faster != p->way) {
+                    p->stay = p->stay < OMPI_OSC_NEWRMA_PICK_STAY_MAX / 2
+                                  ? 2 * p->stay
+                                  : OMPI_OSC_NEWRMA_PICK_STAY_MAX;
+                } else {
+                    p->stay = OMPI_OSC_NEWRMA_PICK_STAY;
+                }
                 p->way = faster;
-                p->left = OMPI_OSC_NEWRMA_PICK_STAY;
+                p->left = p->stay;
                 p->turn = 3;
                 break;
             default: /* a stay ended: the other way again */

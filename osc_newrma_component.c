@@ -248,10 +248,12 @@ static int component_register(void)
     register_bool("cma_pick",
                   "Such an operation (osc_newrma_cma_bytes) is the cross-memory copy or UCX's "
                   "transfer, whichever moved a KiB faster in this window lately: each is "
-                  "measured as it is used (tried twice first, then one pick in 16 takes the "
-                  "slower, to notice a change), since which is faster changes with the "
-                  "machine's state (here a 2 MiB copy took 84 us one day and 220 the next, "
-                  "UCX's transfer 220 and then 125); 0: always the copy (default: 1)",
+                  "measured as it is used (each tried for 3 operations, the first after a "
+                  "change of way not counted, then the faster taken for 32 and the other "
+                  "tried again, the stay doubling up to 1024 each time it loses again), "
+                  "since which is faster changes with the machine's state (here a 2 MiB "
+                  "copy took 84 us one day and 220 the next, UCX's transfer 220 and then "
+                  "125); 0: always the copy (default: 1)",
                   &component.cma_pick, true);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "

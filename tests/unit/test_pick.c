@@ -59,6 +59,43 @@ static void stay_then_trial(void)
     CHECK(1 == step(&p, ns)); /* still the faster */
 }
 
+/* Each trial the slower way loses doubles the next stay, up to the most;
+ * a trial it wins brings the stay back. */
+static void stays_grow(void)
+{
+    ompi_osc_newrma_pick_t p;
+    uint64_t ns[2] = {300, 100};
+    uint32_t stay = OMPI_OSC_NEWRMA_PICK_STAY;
+
+    ompi_osc_newrma_pick_init(&p);
+    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        step(&p, ns);
+    }
+    for (int round = 0; round < 8; ++round) {
+        int run = 0;
+
+        while (1 == step(&p, ns)) { /* the stay, then the first of the trial */
+            run++;
+        }
+        CHECK((uint32_t) run == stay);
+        for (int i = 1; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+            CHECK(0 == step(&p, ns));
+        }
+        stay = 2 * stay < OMPI_OSC_NEWRMA_PICK_STAY_MAX ? 2 * stay : OMPI_OSC_NEWRMA_PICK_STAY_MAX;
+    }
+    CHECK(OMPI_OSC_NEWRMA_PICK_STAY_MAX == stay);
+    ns[0] = 10; /* the next trial way 0 wins: stays of the usual length */
+    while (1 == step(&p, ns)) {
+    }
+    for (int i = 1; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        step(&p, ns);
+    }
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+        CHECK(0 == step(&p, ns));
+    }
+    CHECK(1 == step(&p, ns));
+}
+
 /* A change of speed is noticed at the next trial: way 0, slower at
  * first, becomes the faster and is then taken. */
 static void follows_a_change(void)
@@ -106,6 +143,7 @@ int main(void)
 {
     trials_first();
     stay_then_trial();
+    stays_grow();
     follows_a_change();
     first_not_counted();
     return unit_finish("test_pick");
