@@ -221,9 +221,8 @@ static int component_register(void)
     register_bool("mailbox",
                   "A contiguous PUT, GET or accumulate-class operation (MPI_Accumulate, "
                   "MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of at most 32 "
-                  "bytes, or of up to 2048 bytes in the slot's area (not a CAS, nor a GET or "
-                  "PUT of get_rdma_bytes or put_rdma_bytes or more, which RDMA serves), that "
-                  "is alone at a node-local peer of a window whose memory is the "
+                  "bytes, or of up to 2048 bytes in the slot's area (not a CAS, nor a PUT of "
+                  "put_rdma_bytes or more, which RDMA serves), that is alone at a node-local peer of a window whose memory is the "
                   "user's (MPI_Win_create, dynamic windows, all ranks on one node) goes through "
                   "a mailbox slot in the window's shared segment, which the target's agent polls "
                   "and answers in place, instead of a UCX active message and its answer: one "

@@ -620,6 +620,18 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
     return ret;
 }
 
+void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_op_t *op, int way, uint64_t ns)
+{
+    ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_GET == op->kind];
+
+    ompi_osc_newrma_pick_record(pick, way, op->bytes, ns);
+    OSC_NEWRMA_VERBOSE(30, "%s: %llu ns per KiB lately, the other way %llu",
+                       OMPI_OSC_NEWRMA_CMA_WAY_COPY == way ? "cross-memory copy" : "UCX's transfer",
+                       (unsigned long long) pick->ns_per_kib[way],
+                       (unsigned long long) pick->ns_per_kib[1 - way]);
+}
+
 /* Such an op by the way that moved a KiB faster in this window lately
  * (osc_newrma_cma_pick), each measured as it is used: the copy's call, or
  * UCX's transfer from its issue to its last completion callback.
@@ -638,11 +650,8 @@ static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
     start = ompi_osc_newrma_pick_now_ns();
     ret = op_cma(module, target, op, stream, toff);
     if (OMPI_SUCCESS == ret) {
-        ompi_osc_newrma_pick_record(pick, OMPI_OSC_NEWRMA_CMA_WAY_COPY, op->bytes,
-                                    ompi_osc_newrma_pick_now_ns() - start);
-        OSC_NEWRMA_VERBOSE(30, "cross-memory copy: %llu ns per KiB lately, UCX %llu",
-                           (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_COPY],
-                           (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_UCX]);
+        ompi_osc_newrma_op_cma_record(module, op, OMPI_OSC_NEWRMA_CMA_WAY_COPY,
+                                      ompi_osc_newrma_pick_now_ns() - start);
     }
     return ret;
 }

@@ -16,6 +16,14 @@
 #define OMPI_OSC_NEWRMA_PUT_SEGMENT_MIN 256
 
 /**
+ * @p op, such a transfer (ompi_osc_newrma_op_by_cma), took @p ns
+ * nanoseconds by way @p way (OMPI_OSC_NEWRMA_CMA_WAY_*): a sample for the
+ * window's pick between the copy and UCX's transfer (window lock held).
+ */
+void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_op_t *op, int way, uint64_t ns);
+
+/**
  * @p op (a contiguous PUT or GET of at least osc_newrma_cma_bytes to a
  * node-local peer, on a window with osc_newrma_shm on, the only op in
  * @p target's list) goes as one cross-memory copy, complete when issued.

@@ -164,12 +164,7 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
             target->req_ops--;
         }
         if (0 != op->took_ns && OMPI_SUCCESS == op->status) {
-            ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_GET == op->kind];
-
-            ompi_osc_newrma_pick_record(pick, OMPI_OSC_NEWRMA_CMA_WAY_UCX, op->bytes, op->took_ns);
-            OSC_NEWRMA_VERBOSE(30, "UCX's transfer: %llu ns per KiB lately, the copy %llu",
-                               (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_UCX],
-                               (unsigned long long) pick->ns_per_kib[OMPI_OSC_NEWRMA_CMA_WAY_COPY]);
+            ompi_osc_newrma_op_cma_record(module, op, OMPI_OSC_NEWRMA_CMA_WAY_UCX, op->took_ns);
         }
         ret = ompi_osc_newrma_op_finish(module, op);
         if (OMPI_SUCCESS != ret) {
