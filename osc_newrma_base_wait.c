@@ -87,6 +87,17 @@ int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
     return cond(module, arg) ? OMPI_SUCCESS : ompi_osc_newrma_progress_wait(module, cond, arg);
 }
 
+int ompi_osc_newrma_progress_wait_local(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_cond_fn_t cond, void *arg)
+{
+    int ret = wait_engine.win_progress_held(module);
+
+    if (ret < 0) {
+        return ret;
+    }
+    return cond(module, arg) ? OMPI_SUCCESS : ompi_osc_newrma_progress_wait(module, cond, arg);
+}
+
 int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_cond_fn_t cond, void *arg)
 {

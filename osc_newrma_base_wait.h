@@ -45,6 +45,8 @@ typedef bool (*ompi_osc_newrma_peer_lost_fn_t)(ompi_osc_newrma_module_t *module)
 /** What the progress engine lends the layers below it. */
 typedef struct {
     ompi_osc_newrma_win_progress_fn_t win_progress;
+    /** the same round leaving the aggregated messages open */
+    ompi_osc_newrma_win_progress_fn_t win_progress_held;
     ompi_osc_newrma_agent_turn_fn_t agent_turn;
     ompi_osc_newrma_agent_round_fn_t agent_round;
     ompi_osc_newrma_issue_target_fn_t issue_target;
@@ -85,6 +87,17 @@ int ompi_osc_newrma_progress_wait(ompi_osc_newrma_module_t *module, ompi_osc_new
  */
 int ompi_osc_newrma_progress_wait_unless(ompi_osc_newrma_module_t *module,
                                          ompi_osc_newrma_cond_fn_t cond, void *arg);
+
+/**
+ * PROGRESS_WAIT for local completion (FLUSH_LOCAL): first a progress round
+ * that issues and retires the window's operations but leaves its
+ * aggregated messages open, since a packet copied into one is complete
+ * locally; the whole loop only when @p cond does not hold after it.  A
+ * stream of small operations, each followed by MPI_Win_flush_local, so
+ * fills messages instead of sending one per flush.
+ */
+int ompi_osc_newrma_progress_wait_local(ompi_osc_newrma_module_t *module,
+                                        ompi_osc_newrma_cond_fn_t cond, void *arg);
 
 /**
  * PROGRESS_WAIT for what only a peer does (a mailbox slot's answer): the

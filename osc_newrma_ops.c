@@ -53,6 +53,8 @@ typedef struct {
     /** the target's element, looked up once for the ways served at the
      * call (NULL: none yet; one of them may make it) */
     ompi_osc_newrma_target_t *target;
+    /** whether the target is open, asked once per call (0: not yet) */
+    int8_t open;
 } rma_target_mem_t;
 
 /** One RMA call as the user made it. */
@@ -873,6 +875,20 @@ static bool rma_get_as_packet(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
            size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_GET, bytes, NULL);
 }
 
+/* ompi_osc_newrma_target_open, asked once per call: whether an opening
+ * fence's packets are applied at the target is that process's counter, and
+ * a target found closed by the mailbox's test and open by RDMA's a moment
+ * later sent a lone GET by RDMA that the mailbox carries (the op element
+ * tries the mailbox first). */
+static bool rma_target_open(ompi_osc_newrma_module_t *module, rma_target_mem_t *mem,
+                            const ompi_osc_newrma_target_t *target)
+{
+    if (0 == mem->open) {
+        mem->open = ompi_osc_newrma_target_open(module, target) ? 1 : -1;
+    }
+    return mem->open > 0;
+}
+
 /* @p a's target when @p a may be packed by the call (rma_packed): the
  * target has a stream going (its aggregated message open, packets of it
  * unacknowledged, or its mailbox busy), nothing queued ahead and its epoch
@@ -883,7 +899,7 @@ static bool rma_get_as_packet(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
  * consistency, as ARMCI-MPI relies on: tests/mpi/loc_consistency.c). */
 static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *module,
                                                    const rma_args_t *a,
-                                                   const rma_target_mem_t *mem, size_t bytes,
+                                                   rma_target_mem_t *mem, size_t bytes,
                                                    ptrdiff_t *toff, ptrdiff_t *ooff)
 {
     bool get = OMPI_OSC_NEWRMA_OP_GET == a->kind;
@@ -896,7 +912,7 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
         (get && ((NULL != target->mbox_slot && !ompi_osc_newrma_mbox_reads_only(target)) ||
                  !rma_get_as_packet(module, target, bytes))) ||
         (!get && !size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL)) ||
-        !ompi_osc_newrma_target_open(module, target) ||
+        !rma_target_open(module, mem, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, ooff)) {
         return NULL;
@@ -918,7 +934,7 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
  * are applied in the order they were packed; an accumulate behind them is
  * queued as before.  @return true when served (*@p ret its status). */
 static bool rma_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       const rma_target_mem_t *mem, size_t bytes, int *ret)
+                       rma_target_mem_t *mem, size_t bytes, int *ret)
 {
     ptrdiff_t ooff, toff;
     ompi_osc_newrma_target_t *target = rma_stream_target(module, a, mem, bytes, &toff, &ooff);
@@ -991,7 +1007,7 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         (NULL != target->mbox_slot && (put || !ompi_osc_newrma_mbox_reads_only(target))) ||
         NULL != target->batch.buf || 0 != target->am_sent || 0 != target->ack_counter ||
         size_as_packets(module, target, a->kind, bytes, NULL) ||
-        !ompi_osc_newrma_target_open(module, target) ||
+        !rma_target_open(module, mem, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;
@@ -1037,7 +1053,7 @@ void ompi_osc_newrma_rdma_at_call_done(void *ctx, int status)
  * instructions.  The next op to the target queues behind the slot as it
  * would behind the op.  @return true when served (*@p ret its status). */
 static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                             const rma_target_mem_t *mem, size_t bytes, int *ret)
+                             rma_target_mem_t *mem, size_t bytes, int *ret)
 {
     ompi_osc_newrma_mbox_access_t access = {.kind = a->kind,
                                             .bytes = bytes,
@@ -1063,7 +1079,7 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         (NULL != a->result_dt && !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count,
                                                                &roff)) ||
         (NULL == target && OMPI_SUCCESS != rma_target(module, a, &target)) ||
-        !ompi_osc_newrma_target_open(module, target)) {
+        !rma_target_open(module, mem, target)) {
         return false; /* a failure to make the element is the queueing's to report */
     }
     access.addr = mem->addr + (uint64_t) toff;

@@ -896,6 +896,18 @@ static bool passive_lone_mbox(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     }
 }
 
+/* Wait until @p wait holds.  FLUSH_LOCAL asks only that the origin's
+ * buffers be free again, which an op packed into an open aggregated message
+ * already leaves them: the message stays open for the ops after it (it goes
+ * when full, in the next progress round of any MPI call, or with the flush
+ * or UNLOCK that closes the epoch) instead of one message per flush_local. */
+static int passive_wait(ompi_osc_newrma_module_t *module, passive_wait_t *wait)
+{
+    return OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL == wait->flag
+               ? ompi_osc_newrma_progress_wait_local(module, passive_done, wait)
+               : ompi_osc_newrma_progress_wait(module, passive_done, wait);
+}
+
 static int passive_wait_mbox(ompi_osc_newrma_module_t *module, passive_wait_t *wait)
 {
     ompi_osc_newrma_target_t *target;
@@ -927,9 +939,8 @@ static int passive_complete_rank(ompi_osc_newrma_module_t *module, int rank,
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ret = passive_lone_mbox(module, target, flag)
-              ? passive_wait_mbox(module, &wait)
-              : ompi_osc_newrma_progress_wait(module, passive_done, &wait);
+    ret = passive_lone_mbox(module, target, flag) ? passive_wait_mbox(module, &wait)
+                                                  : passive_wait(module, &wait);
     if (OMPI_SUCCESS == ret) {
         passive_finish(module, rank, flag);
     }
@@ -958,7 +969,7 @@ static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrm
             return ret;
         }
     }
-    ret = ompi_osc_newrma_progress_wait(module, passive_done, &wait);
+    ret = passive_wait(module, &wait);
     if (OMPI_SUCCESS == ret) {
         passive_finish(module, -1, flag);
     }

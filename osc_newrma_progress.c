@@ -410,7 +410,10 @@ static int fence_req_check(ompi_osc_newrma_module_t *module)
     return 1;
 }
 
-int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
+/* MAKE_RMA_PROGRESS_WIN; with @p send false the round's aggregated messages
+ * stay open (a FLUSH_LOCAL: their packets need no sending to be complete
+ * locally). */
+static int win_round(ompi_osc_newrma_module_t *module, bool send)
 {
     int x, y, total;
 
@@ -436,9 +439,22 @@ int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
         }
         total += x + y;
     } while (x + y != 0);
+    if (!send) {
+        return total;
+    }
     /* what this round aggregated goes out now: someone may wait on it */
     x = ompi_osc_newrma_pkt_batch_flush_all(module);
     return OMPI_SUCCESS != x ? x : total;
+}
+
+int ompi_osc_newrma_make_rma_progress_win(ompi_osc_newrma_module_t *module)
+{
+    return win_round(module, true);
+}
+
+static int win_round_held(ompi_osc_newrma_module_t *module)
+{
+    return win_round(module, false);
 }
 
 /* Nothing for a progress round of @p module to do: no target element, no
@@ -814,6 +830,7 @@ void ompi_osc_newrma_progress_register(void)
 {
     const ompi_osc_newrma_engine_t engine = {
         .win_progress = ompi_osc_newrma_make_rma_progress_win,
+        .win_progress_held = win_round_held,
         .agent_turn = agent_turn,
         .agent_round = ompi_osc_newrma_agent_progress,
         .issue_target = ompi_osc_newrma_issue_ops_target,
