@@ -178,6 +178,8 @@ struct ompi_osc_newrma_component_t {
      * rule of osc_newrma_target_acc.h); off, every window takes the plain rule */
     bool acc_atomics;
     unsigned long shm_cache_bytes;
+    /** a freed window's communicator waits on the user's for the next window */
+    bool comm_cache;
     unsigned int dynamic_regions;
     int test_fail_rdma;
     int test_fail_packet;
@@ -444,6 +446,8 @@ struct ompi_osc_newrma_module_t {
     opal_mutex_t am_lock;
     /** fully built: the progress engine may work on it */
     bool ready;
+    /** made on every rank: its communicator may wait for the next window */
+    bool comm_keep;
     /** creation finished: the agent delivers its packets (until then a peer
      * that left the creation's exchange early has them held) */
     bool built;

@@ -21,6 +21,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_comm.h"
 #include "osc_newrma_target_lock.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_am_pkt.h"
@@ -478,9 +479,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     if (module->owns_base) {
         free(module->base);
     }
-    if (NULL != module->comm) {
-        ompi_comm_free(&module->comm);
-    }
+    ompi_osc_newrma_comm_put(&module->comm, module->comm_keep);
     OBJ_DESTRUCT(&module->attached_runs);
     OBJ_DESTRUCT(&module->attached);
     OBJ_DESTRUCT(&module->attached_lock);
@@ -620,11 +619,13 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     ompi_communicator_t *dup = NULL;
     int ret;
 
-    ret = ompi_comm_dup(module->comm, &dup);
+    ret = ompi_osc_newrma_comm_get(module->comm, &dup);
     module->comm = dup;
-    if (OMPI_SUCCESS != ret) {
-        module->comm = NULL;
+    if (NULL == dup) {
         return ret;
+    }
+    if (OMPI_SUCCESS == status) {
+        status = ret; /* this rank could not keep it: every rank fails, and drops it */
     }
     module->cid = ompi_comm_get_cid(module->comm);
     module->my_rank = ompi_comm_rank(module->comm);
@@ -781,6 +782,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
         *base = module->base;
     }
     *model = MPI_WIN_UNIFIED;
+    module->comm_keep = true;
     module->ready = true;
     module_open_to_packets(module);
     OSC_NEWRMA_VERBOSE(10,
