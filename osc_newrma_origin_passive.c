@@ -999,6 +999,96 @@ static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
 
 /* ---- MPI_Win_lock / MPI_Win_unlock ---- */
 
+/* The node-local fast path: a lock of a peer whose lock word is in the
+ * shared segment (not myself, whose agent gets a turn first), in a window
+ * with no target element (so no earlier lock is unrequested or in flight,
+ * and nothing is owed at the unlock) and no window-protocol request or try
+ * out.  It does what lock_locked and unlock_locked do for such a peer with
+ * the peer looked up once and the state machine's two moves it can make
+ * (LOCK from NONE or PER_TARGET to PER_TARGET, the last UNLOCK back to
+ * NONE) written out: the general path cost 510 instructions per lock and
+ * unlock pair, about half of them lookups and calls repeated on the way. */
+static inline ompi_osc_newrma_peer_t *lock_direct_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = module->peer_cache[rank & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
+
+    if (NULL == peer || peer->rank != rank || NULL == peer->lock || rank == module->my_rank ||
+        NULL != ompi_osc_newrma_optable_first(&module->table)) {
+        return NULL;
+    }
+    return peer;
+}
+
+static inline void lock_direct_state(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_win_state_t next)
+{
+    if (next != module->win_state) {
+        OSC_NEWRMA_VERBOSE(50, "window %u: %s -> %s", module->cid,
+                           ompi_osc_newrma_win_state_name(module->win_state),
+                           ompi_osc_newrma_win_state_name(next));
+        module->win_state = next;
+    }
+}
+
+/* True when the lock was handled here, with its result in *@p ret_p. */
+static bool lock_direct_fast(ompi_osc_newrma_module_t *module, int lock_type, int rank,
+                             int mpi_assert, int *ret_p)
+{
+    ompi_osc_newrma_peer_t *peer;
+    int32_t ticket;
+
+    if ((OMPI_OSC_NEWRMA_WIN_NONE != module->win_state &&
+         OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state) ||
+        0 != module->lock_requests || 0 != module->lock_tries ||
+        NULL == (peer = lock_direct_peer(module, rank)) || 0 != peer->lock_type) {
+        return false;
+    }
+    lock_direct_state(module, OMPI_OSC_NEWRMA_WIN_PER_TARGET);
+    opal_list_append(&module->locked_peers, &peer->locked_item);
+    peer->lock_type = lock_type;
+    peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
+    peer->lock_seq = ++module->lock_seq;
+    peer->lock_granted = true;
+    module->lock_count++;
+    *ret_p = OMPI_SUCCESS;
+    if (peer->lock_nocheck) {
+        return true;
+    }
+    ticket = ompi_osc_newrma_lockword_ticket(peer->lock);
+    if (!ompi_osc_newrma_lockword_try_enter(peer->lock, lock_type, ticket)) {
+        *ret_p = ompi_osc_newrma_lock_direct_wait(module, peer->lock, lock_type, ticket);
+    }
+    return true;
+}
+
+/* True when the unlock was handled here, with its result in *@p ret_p. */
+static bool unlock_direct_fast(ompi_osc_newrma_module_t *module, int rank, int *ret_p)
+{
+    ompi_osc_newrma_peer_t *peer;
+
+    if (OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state ||
+        NULL == (peer = lock_direct_peer(module, rank)) || 0 == peer->lock_type) {
+        return false;
+    }
+    *ret_p = OMPI_SUCCESS;
+    if (peer->lock_nocheck) {
+        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+    } else {
+        /* releasing the word is the MEM_SYNC and the PROC_SYNC */
+        *ret_p = ompi_osc_newrma_lock_direct_release(module, rank, peer->lock_type);
+    }
+    opal_list_remove_item(&module->locked_peers, &peer->locked_item);
+    peer->lock_type = 0;
+    peer->lock_nocheck = false;
+    peer->lock_granted = false;
+    if (0 == --module->lock_count) {
+        module->lock_requests = 0;
+        lock_direct_state(module, OMPI_OSC_NEWRMA_WIN_NONE);
+    }
+    return true;
+}
+
+
 static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank, int mpi_assert)
 {
     ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
@@ -1082,7 +1172,9 @@ int ompi_osc_newrma_lock(int lock_type, int target, int mpi_assert, struct ompi_
         return ret;
     }
     ompi_osc_newrma_module_lock(module);
-    ret = lock_locked(module, lock_type, target, mpi_assert);
+    if (!lock_direct_fast(module, lock_type, target, mpi_assert, &ret)) {
+        ret = lock_locked(module, lock_type, target, mpi_assert);
+    }
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }
@@ -1096,7 +1188,10 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
         return ret;
     }
     ompi_osc_newrma_module_lock(module);
-    ret = ompi_osc_newrma_sync_result(module, unlock_locked(module, target));
+    if (!unlock_direct_fast(module, target, &ret)) {
+        ret = unlock_locked(module, target);
+    }
+    ret = ompi_osc_newrma_sync_result(module, ret);
     ompi_osc_newrma_module_unlock(module);
     ompi_osc_newrma_agent_turn(module); /* as for flushes: direct unlocks never wait */
     return ret;

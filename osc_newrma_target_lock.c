@@ -35,28 +35,37 @@ static bool direct_entered(ompi_osc_newrma_module_t *module, void *arg)
     return ompi_osc_newrma_lockword_try_enter(wait->word, wait->lock_type, wait->ticket);
 }
 
+int ompi_osc_newrma_lock_direct_wait(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_lockword_t *word, int lock_type,
+                                     int32_t ticket)
+{
+    direct_wait_t wait = {word, lock_type, ticket};
+    uint64_t start = ompi_osc_newrma_stats_now_ns();
+    int ret;
+
+    /* the word's owner may have to grant earlier tickets it queued for remote
+     * origins: progress (ours, and theirs through the packets they await) */
+    ret = ompi_osc_newrma_progress_wait(module, direct_entered, &wait);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAITS, 1);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAIT_NS, ompi_osc_newrma_stats_now_ns() - start);
+    return ret;
+}
+
 int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type)
 {
-    direct_wait_t wait = {ompi_osc_newrma_peer(module, rank)->lock, lock_type, 0};
-    uint64_t start;
-    int ret;
+    ompi_osc_newrma_lockword_t *word = ompi_osc_newrma_peer(module, rank)->lock;
+    int32_t ticket;
 
     /* requests that arrived for my own word draw their tickets first: an
      * application that only locks itself must not starve them */
     if (rank == module->my_rank) {
         ompi_osc_newrma_agent_turn(module);
     }
-    wait.ticket = ompi_osc_newrma_lockword_ticket(wait.word);
-    if (ompi_osc_newrma_lockword_try_enter(wait.word, lock_type, wait.ticket)) {
+    ticket = ompi_osc_newrma_lockword_ticket(word);
+    if (ompi_osc_newrma_lockword_try_enter(word, lock_type, ticket)) {
         return OMPI_SUCCESS;
     }
-    /* the word's owner may have to grant earlier tickets it queued for remote
-     * origins: progress (ours, and theirs through the packets they await) */
-    start = ompi_osc_newrma_stats_now_ns();
-    ret = ompi_osc_newrma_progress_wait(module, direct_entered, &wait);
-    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAITS, 1);
-    OMPI_OSC_NEWRMA_STAT_ADD(module, LOCK_WAIT_NS, ompi_osc_newrma_stats_now_ns() - start);
-    return ret;
+    return ompi_osc_newrma_lock_direct_wait(module, word, lock_type, ticket);
 }
 
 int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type)

@@ -41,6 +41,15 @@ struct ompi_osc_newrma_pkt_t;
  */
 int ompi_osc_newrma_lock_direct_acquire(ompi_osc_newrma_module_t *module, int rank, int lock_type);
 
+/**
+ * Origin side, direct: wait, making progress, until @p ticket of @p word
+ * (drawn for a @p lock_type request that did not enter at once) enters.
+ * Window lock held.
+ */
+int ompi_osc_newrma_lock_direct_wait(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_lockword_t *word, int lock_type,
+                                     int32_t ticket);
+
 /** Origin side, direct: release @p rank's lock word and wake its agent if it
  * has waiters.  Window lock held. */
 int ompi_osc_newrma_lock_direct_release(ompi_osc_newrma_module_t *module, int rank, int lock_type);

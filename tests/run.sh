@@ -133,6 +133,36 @@ run_one() { # name np limit variant command...
     record $rc "$label" "$log" "$((us / 1000000)).$(printf %02d $((us / 10000 % 100)))"
 }
 
+# The reference output of the randomized tester, made once per program
+# arguments and rank count (it does not depend on newrma's variant), as the
+# clients' are; its path prefix on stdout, what happened on stderr (the
+# entry's log).  osc/pt2pt 4.1.4 crashes (a double free in
+# ompi_osc_pt2pt_process_receive) or hangs on some seeds' accumulates, with
+# seed 31337 on every acc entry: a reference that fails hands over to
+# osc/ucx, another implementation (osc/rdma 4.1.4 is no reference for
+# accumulates, above); the entry fails only if both do.
+random_reference() { # np limit flavor epochs sync acc ref
+    local np=$1 limit=$2 flavor=$3 epochs=$4 sync=$5 acc=$6 ref refout rc
+    for ref in $7 ucx; do
+        refout="$bindir/random-ref/$flavor.$sync$acc.$np.$epochs.$seed.$ref"
+        if [ -e "$refout.done" ]; then
+            echo "reference osc/$ref: made earlier in this run ($refout)" >&2
+            echo "$refout"; return 0
+        fi
+        [ -e "$refout.failed" ] && continue
+        rm -f "$refout".*
+        timeout -k 5 "$limit" $(mpirun_cmd "$np" "$ref") "$bindir/mpi/random_fence" "$seed" \
+            "$epochs" "$flavor" "$refout" "$sync" $acc < /dev/null >&2; rc=$?
+        if [ $rc = 0 ]; then
+            touch "$refout.done"; echo "$refout"; return 0
+        fi
+        echo "reference osc/$ref failed (exit $rc)" >&2
+        touch "$refout.failed"
+        [ "$flavor" = shared ] && break # osc/ucx has no shared windows
+    done
+    return 1
+}
+
 run_random() { # np limit variant log flavor epochs sync [acc]
     local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 acc=$8 ref=pt2pt rc
     # osc/pt2pt 4.1.4 hangs in some passive epochs of this tester: compare
@@ -147,26 +177,17 @@ run_random() { # np limit variant log flavor epochs sync [acc]
     [ "$sync" = pscw ] && ref=pt2pt && refsync=fence
     [ "$flavor" = shared ] && ref=sm
     local out="$bindir/random/$flavor.$sync$acc.$np.$variant"; mkdir -p "$bindir/random"
-    # the reference does not depend on newrma's variant: made once per
-    # program arguments and rank count, as the clients' are
-    local refout="$bindir/random-ref/$flavor.$refsync$acc.$np.$epochs.$seed.$ref"
     mkdir -p "$bindir/random-ref"
     rm -f "$out".*
     (
         echo "seed $seed, $sync epochs, reference osc/$ref in $refsync epochs"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
             $wrap "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc < /dev/null || exit 1
-        if [ ! -e "$refout.done" ]; then
-            rm -f "$refout".*
-            timeout -k 5 "$limit" $(mpirun_cmd "$np" $ref) \
-                "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$refout" "$refsync" $acc < /dev/null || exit 1
-            touch "$refout.done"
-        else
-            echo "reference osc/$ref: made earlier in this run ($refout)"
-        fi
+        refout=$(random_reference "$np" "$limit" "$flavor" "$epochs" "$refsync" "$acc" "$ref") || exit 1
         for r in $(seq 0 $((np - 1))); do
-            cmp "$out.newrma.$r" "$refout.$r" || { echo "rank $r differs from osc/$ref"; exit 1; }
+            cmp "$out.newrma.$r" "$refout.$r" || { echo "rank $r differs from osc/${refout##*.}"; exit 1; }
         done
+        echo "every rank's results match osc/${refout##*.}'s"
     ) > "$log" 2>&1; rc=$?
     # newrma's run printed " No Errors" into the log: the caller checks it
     return $rc
