@@ -468,7 +468,9 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     if (len2 > 0) {
         ompi_osc_newrma_copy(at + len1, p2, len2);
     }
-    memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
+    if (padded > payload) {
+        memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
+    }
     batch->len += entry;
     batch->count++;
     OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
