@@ -1447,16 +1447,72 @@ static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const v
     }
 }
 
-/* ---- the UCX path's fast path of MPI_Put: packed by the call ---- */
+/* ---- the UCX path's fast paths: packed by the call ---- */
 
-/* A small contiguous PUT to a peer reached over UCX whose window this
- * process knows, in an epoch that needs no work on this call
- * (rma_fast_epoch: a LOCK_ALL target reached over UCX is locked with its
- * element), in a stream (rma_stream_target: its message open or packets of
- * it unacknowledged, nothing queued ahead, its epoch open):
- * what rma_op and rma_packed do for it, with the peer looked up once and
- * without the argument record, the resolution record or the epoch checks
- * for other kinds.  Over TCP, 64 such PUTs + flush took 737 instructions
+/* A peer reached over UCX whose window this process knows, in an epoch that
+ * needs no work on this call (rma_fast_epoch: a LOCK_ALL target reached
+ * over UCX is locked with its element), and its target element in a stream
+ * that the call may pack into (rma_stream_target's conditions but the size's; not
+ * behind a busy mailbox slot when @p ordered: the agent may apply the
+ * message before it polls the slot); NULL otherwise.  *@p taddr_p: the
+ * window address of @p target_disp, *@p bytes_p the access's bytes (one
+ * contiguous block each side, at *@p toff_p and *@p ooff_p). */
+static ompi_osc_newrma_target_t *
+packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
+              int target, ptrdiff_t target_disp, int target_count,
+              struct ompi_datatype_t *target_dt, bool ordered, uint64_t *taddr_p,
+              size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
+{
+    ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
+    ompi_osc_newrma_target_t *t;
+    ptrdiff_t tend, offset;
+    size_t bytes;
+
+    if (NULL == peer || peer->rank != target || rma_peer_direct(module, peer, target) ||
+        NULL == peer->ep || !peer->info_known || NULL == peer->rkey ||
+        !rma_fast_epoch(module, peer) ||
+        !ompi_osc_newrma_dtype_contig(target_dt, target_count, toff_p) ||
+        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, ooff_p)) {
+        return NULL;
+    }
+    bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
+    if (0 == bytes || bytes > module->config.aggregate_threshold ||
+        bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
+        __builtin_add_overflow(*toff_p, (ptrdiff_t) bytes, &tend) ||
+        !rma_window_offset(module, peer, target_disp, *toff_p, tend, &offset)) {
+        return NULL;
+    }
+    t = ompi_osc_newrma_optable_lookup(&module->table, target);
+    if (NULL == t || NULL != t->next_op_to_issue ||
+        (NULL == t->batch.buf && 0 == t->am_sent && NULL == t->mbox_slot) ||
+        (ordered && NULL != t->mbox_slot) || !ompi_osc_newrma_target_open(module, t)) {
+        return NULL;
+    }
+    *taddr_p = peer->base + (uint64_t) offset;
+    *bytes_p = bytes;
+    return t;
+}
+
+/* After an access packed by the call: its statistics, and the wait for
+ * request-based operations above the window's threshold (as rma_op). */
+static int packed_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
+                       size_t bytes, int ret)
+{
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
+    if (module->config.active_req_threshold >= 0 &&
+        module->active_reqs > module->config.active_req_threshold) {
+        return ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* A small contiguous PUT to a packed_target: what rma_op and rma_packed do
+ * for it, with the peer looked up once and without the argument record,
+ * the resolution record or the epoch checks for other kinds.  Over TCP, 64 such PUTs + flush took 737 instructions
  * per PUT (rma_op_locked alone 230); osc/pt2pt's PUT rate there is RTT
  * bound, so the PUTs' own time is what a stream can gain.  Window lock
  * held.  @return true when served (*@p ret_p its status). */
@@ -1465,43 +1521,19 @@ static bool put_packed_locked(ompi_osc_newrma_module_t *module, const char *orig
                               ptrdiff_t target_disp, int target_count,
                               struct ompi_datatype_t *target_dt, int *ret_p)
 {
-    ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
     ompi_osc_newrma_target_t *t;
-    ptrdiff_t toff, ooff, tend, offset;
+    ptrdiff_t toff, ooff;
+    uint64_t taddr;
     size_t bytes;
 
-    if (NULL == peer || peer->rank != target || rma_peer_direct(module, peer, target) ||
-        NULL == peer->ep || !peer->info_known || NULL == peer->rkey ||
-        !rma_fast_epoch(module, peer) ||
-        !ompi_osc_newrma_dtype_contig(target_dt, target_count, &toff) ||
-        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &ooff)) {
+    t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
+                      false, &taddr, &bytes, &toff, &ooff);
+    if (NULL == t || !size_as_packets(module, t, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL)) {
         return false;
     }
-    bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
-    if (0 == bytes || bytes > module->config.aggregate_threshold ||
-        bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
-        __builtin_add_overflow(toff, (ptrdiff_t) bytes, &tend) ||
-        !rma_window_offset(module, peer, target_disp, toff, tend, &offset)) {
-        return false;
-    }
-    t = ompi_osc_newrma_optable_lookup(&module->table, target);
-    if (NULL == t || NULL != t->next_op_to_issue ||
-        (NULL == t->batch.buf && 0 == t->am_sent && NULL == t->mbox_slot) ||
-        !size_as_packets(module, t, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL) ||
-        !ompi_osc_newrma_target_open(module, t)) {
-        return false;
-    }
-    *ret_p = ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes,
-                                            peer->base + (uint64_t) (offset + toff));
-    if (OMPI_SUCCESS == *ret_p) {
-        ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
-                                OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
-        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
-    }
-    if (OMPI_SUCCESS == *ret_p && module->config.active_req_threshold >= 0 &&
-        module->active_reqs > module->config.active_req_threshold) {
-        *ret_p = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
-    }
+    *ret_p = packed_done(module, OMPI_OSC_NEWRMA_OP_PUT, bytes,
+                         ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes,
+                                                        taddr + (uint64_t) toff));
     return true;
 }
 
@@ -1617,6 +1649,51 @@ static rma_args_t acc_args(ompi_osc_newrma_op_kind_t kind, const void *origin_ad
     return a;
 }
 
+/* The UCX path's MPI_Accumulate of one predefined type on both sides to a
+ * packed_target, copied into its aggregated message as one ACC packet
+ * (ompi_osc_newrma_acc_packed), without an op element.  ARMCI-MPI turns
+ * every put into MPI_Accumulate(MPI_REPLACE): a stream of them went through
+ * an op element each (queued, issued, retired), about twice a packed PUT's
+ * time per call.  Out of line, as put_packed.  @return true when served
+ * (*@p ret_p its status). */
+static __opal_attribute_noinline__ bool
+acc_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
+           struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp, int target_count,
+           struct ompi_datatype_t *target_dt, struct ompi_op_t *op, int *ret_p)
+{
+    ompi_osc_newrma_target_t *t;
+    struct ompi_datatype_t *basic;
+    ptrdiff_t toff, ooff;
+    uint64_t taddr;
+    size_t bytes;
+    int ret;
+
+    if ((unsigned) target >= (unsigned) module->comm_size ||
+        MPI_WIN_FLAVOR_DYNAMIC == module->flavor || origin_dt != target_dt ||
+        !ompi_datatype_is_predefined(target_dt) || ompi_osc_newrma_acc_is_no_op(op) ||
+        OMPI_SUCCESS != ompi_osc_newrma_acc_check(OMPI_OSC_NEWRMA_OP_ACC, op, origin_dt,
+                                                  target_dt, NULL, &basic)) {
+        return false;
+    }
+    ompi_osc_newrma_module_lock(module);
+    t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
+                      true, &taddr, &bytes, &toff, &ooff);
+    ret = NULL == t ? OMPI_ERR_NOT_AVAILABLE
+                    : ompi_osc_newrma_acc_packed(module, t, op, basic, target_dt, target_count,
+                                                 taddr, (const char *) origin_addr + ooff, bytes);
+    if (OMPI_ERR_NOT_AVAILABLE != ret) {
+        *ret_p = packed_done(module, OMPI_OSC_NEWRMA_OP_ACC, bytes, ret);
+    }
+    ompi_osc_newrma_module_unlock(module);
+    if (OMPI_ERR_NOT_AVAILABLE == ret) {
+        return false;
+    }
+    if (OMPI_SUCCESS != *ret_p) {
+        OSC_NEWRMA_VERBOSE(20, "accumulate to rank %d failed: %d", target, *ret_p);
+    }
+    return true;
+}
+
 int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
                                struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                                int target_count, struct ompi_datatype_t *target_dt,
@@ -1624,11 +1701,16 @@ int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
 {
     rma_args_t a;
     bool queued;
+    int ret;
 
     if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
                              origin_count, origin_dt, NULL, 0, NULL, target, target_disp,
                              target_count, target_dt, op))) {
         return OMPI_SUCCESS;
+    }
+    if (acc_packed(ompi_osc_newrma_module(win), origin_addr, origin_count, origin_dt, target,
+                   target_disp, target_count, target_dt, op, &ret)) {
+        return ret;
     }
     a = acc_args(OMPI_OSC_NEWRMA_OP_ACC, origin_addr, origin_count, origin_dt, NULL, 0, NULL,
                  target, target_disp, target_count, target_dt, op);

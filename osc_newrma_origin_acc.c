@@ -256,6 +256,48 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return acc_issue_packets(module, target, op, stream);
 }
 
+int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               struct ompi_op_t *op, struct ompi_datatype_t *basic,
+                               struct ompi_datatype_t *target_dt, int target_count, uint64_t taddr,
+                               const void *data, size_t bytes)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(target_dt);
+    bool ordered = module->config.acc_ordered;
+    const void *desc;
+    int ret;
+
+    /* what acc_issue would send as one packet without a fence: the plain
+     * rule (no UCX atomic), one chunk copied into the message, and in
+     * order behind earlier accumulates (the packet channel, or a fresh
+     * element with nothing unacknowledged) */
+    if (!ompi_osc_newrma_acc_plain(module) || bytes > module->config.aggregate_threshold ||
+        bytes > ompi_osc_newrma_acc_chunk(module, basic, desc_len) ||
+        (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM != target->acc_channel &&
+         (OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE != target->acc_channel ||
+          0 != *ompi_osc_newrma_ack_counter(module, target)))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ret = ompi_datatype_get_pack_description(target_dt, &desc);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
+    hdr.kind = (uint8_t) OMPI_OSC_NEWRMA_OP_ACC;
+    hdr.acc_op = (uint16_t) op->o_f_to_c_index;
+    hdr.acc_dt = (uint16_t) basic->d_f_to_c_index;
+    hdr.addr = taddr;
+    hdr.count = (uint32_t) target_count;
+    hdr.desc_len = (uint32_t) desc_len;
+    hdr.len = bytes;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, data, bytes);
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+        target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;
+    }
+    return ret;
+}
+
 /* Origin side: ACC_REPLY with old values of a fetching accumulate. */
 static void acc_handle_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {

@@ -13,6 +13,7 @@
 #include "ompi_config.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "osc_newrma_base_types.h"
 
@@ -38,6 +39,19 @@ int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op);
  */
 int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                               ompi_osc_newrma_op_t *op, const char *stream);
+
+/**
+ * An MPI_Accumulate of @p bytes of operands at @p data (a predefined
+ * @p basic type, @p target_count elements of @p target_dt at @p taddr)
+ * packed by the call into @p target's aggregated message, without an op
+ * element, where ompi_osc_newrma_acc_issue would send it as one packet
+ * (window lock held).  @return OMPI_ERR_NOT_AVAILABLE when it would not:
+ * the call then takes the full way.
+ */
+int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               struct ompi_op_t *op, struct ompi_datatype_t *basic,
+                               struct ompi_datatype_t *target_dt, int target_count, uint64_t taddr,
+                               const void *data, size_t bytes);
 
 /** Fill the accumulate fields of a packet header for @p op. */
 void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op);

@@ -389,6 +389,47 @@ static void mtest_epoch_end(MPI_Win win, int sync)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* ---- rounds of accesses to one target (put_stream, acc_stream) ----
+ * lock: a @p lock_type lock of @p target per round; lockall: one epoch
+ * over the rounds (mtest_rounds_begin / _end), a flush per round;
+ * fence, pscw: an active epoch per round. */
+
+static void mtest_rounds_begin(MPI_Win win, int sync)
+{
+    if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_lock_all(0, win));
+    }
+}
+
+static void mtest_rounds_end(MPI_Win win, int sync)
+{
+    if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_unlock_all(win));
+    }
+}
+
+static void mtest_round_open(MPI_Win win, int sync, int lock_type, int target)
+{
+    if (MTEST_SYNC_LOCK == sync) {
+        MPI_CHECK(MPI_Win_lock(lock_type, target, 0, win));
+    } else if (MTEST_SYNC_LOCKALL != sync) {
+        mtest_epoch_begin(win, sync);
+    }
+}
+
+/* The round's accesses are complete at @p target (active epochs end with
+ * a barrier as well). */
+static void mtest_round_close(MPI_Win win, int sync, int target)
+{
+    if (MTEST_SYNC_LOCK == sync) {
+        MPI_CHECK(MPI_Win_unlock(target, win));
+    } else if (MTEST_SYNC_LOCKALL == sync) {
+        MPI_CHECK(MPI_Win_flush(target, win));
+    } else {
+        mtest_epoch_end(win, sync);
+    }
+}
+
 /* Store @len bytes into my own window memory, outside any epoch. */
 static void mtest_local_store(mtest_win_t *w, size_t offset, const void *src, size_t len)
 {
@@ -409,6 +450,16 @@ static void mtest_local_load(mtest_win_t *w, size_t offset, void *dst, size_t le
     MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w->win));
     memcpy(dst, w->base + offset, len);
     MPI_CHECK(MPI_Win_unlock(me, w->win));
+}
+
+/* My window's first @p len bytes zeroed, and everyone waits for that. */
+static void mtest_win_zero(mtest_win_t *w, size_t len)
+{
+    unsigned char *zero = calloc(1, len);
+
+    mtest_local_store(w, 0, zero, len);
+    free(zero);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* ---- streams of accesses to the right neighbour, round by round ----

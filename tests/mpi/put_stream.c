@@ -202,39 +202,19 @@ int main(int argc, char **argv)
         src[x] = byte_of(mtest_rank, (int) (x / REGION), x);
     }
     mtest_win_create(&w, argv[1], bytes, MPI_INFO_NULL, MPI_COMM_WORLD);
-    {
-        unsigned char *zero = calloc(1, bytes);
-
-        mtest_local_store(&w, 0, zero, bytes);
-        free(zero);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    mtest_win_zero(&w, bytes);
     MPI_CHECK(MPI_T_pvar_session_create(&session));
     mtest_pvars_bind(session, names, 1, &w.win, &handle);
 
     /* lock_all: one epoch, a flush per round (once granted, the PUTs of a
      * round need not wait for the lock) */
-    if (MTEST_SYNC_LOCKALL == sync) {
-        MPI_CHECK(MPI_Win_lock_all(0, w.win));
-    }
+    mtest_rounds_begin(w.win, sync);
     for (int r = 0; r < ROUNDS; ++r) {
-        if (MTEST_SYNC_LOCK == sync) {
-            MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w.win));
-        } else if (MTEST_SYNC_LOCKALL != sync) {
-            mtest_epoch_begin(w.win, sync);
-        }
+        mtest_round_open(w.win, sync, MPI_LOCK_EXCLUSIVE, right);
         stream(w.win, sync, right, w.disp0[right], r, src, got);
-        if (MTEST_SYNC_LOCK == sync) {
-            MPI_CHECK(MPI_Win_unlock(right, w.win));
-        } else if (MTEST_SYNC_LOCKALL == sync) {
-            MPI_CHECK(MPI_Win_flush(right, w.win));
-        } else {
-            mtest_epoch_end(w.win, sync);
-        }
+        mtest_round_close(w.win, sync, right);
     }
-    if (MTEST_SYNC_LOCKALL == sync) {
-        MPI_CHECK(MPI_Win_unlock_all(w.win));
-    }
+    mtest_rounds_end(w.win, sync);
     MPI_Barrier(MPI_COMM_WORLD);
     if (want_packed) {
         MTEST_CHECK(mtest_pvar_read(session, handle) > 0,
