@@ -1452,15 +1452,16 @@ static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const v
 /* A peer reached over UCX whose window this process knows, in an epoch that
  * needs no work on this call (rma_fast_epoch: a LOCK_ALL target reached
  * over UCX is locked with its element), and its target element in a stream
- * that the call may pack into (rma_stream_target's conditions but the size's; not
- * behind a busy mailbox slot when @p ordered: the agent may apply the
- * message before it polls the slot); NULL otherwise.  *@p taddr_p: the
+ * that the call may pack a @p kind access into (rma_stream_target's
+ * conditions but the size's): the agent may apply the message before it
+ * polls the mailbox, so an accumulate never goes behind an op in the slot
+ * and a GET only behind a GET; NULL otherwise.  *@p taddr_p: the
  * window address of @p target_disp, *@p bytes_p the access's bytes (one
  * contiguous block each side, at *@p toff_p and *@p ooff_p). */
 static ompi_osc_newrma_target_t *
 packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
               int target, ptrdiff_t target_disp, int target_count,
-              struct ompi_datatype_t *target_dt, bool ordered, uint64_t *taddr_p,
+              struct ompi_datatype_t *target_dt, ompi_osc_newrma_op_kind_t kind, uint64_t *taddr_p,
               size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
 {
     ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
@@ -1485,7 +1486,10 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
     t = ompi_osc_newrma_optable_lookup(&module->table, target);
     if (NULL == t || NULL != t->next_op_to_issue ||
         (NULL == t->batch.buf && 0 == t->am_sent && NULL == t->mbox_slot) ||
-        (ordered && NULL != t->mbox_slot) || !ompi_osc_newrma_target_open(module, t)) {
+        (OMPI_OSC_NEWRMA_OP_ACC == kind && NULL != t->mbox_slot) ||
+        (OMPI_OSC_NEWRMA_OP_GET == kind && NULL != t->mbox_slot &&
+         !ompi_osc_newrma_mbox_reads_only(t)) ||
+        !ompi_osc_newrma_target_open(module, t)) {
         return NULL;
     }
     *taddr_p = peer->base + (uint64_t) offset;
@@ -1510,16 +1514,18 @@ static int packed_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind
     return OMPI_SUCCESS;
 }
 
-/* A small contiguous PUT to a packed_target: what rma_op and rma_packed do
- * for it, with the peer looked up once and without the argument record,
- * the resolution record or the epoch checks for other kinds.  Over TCP, 64 such PUTs + flush took 737 instructions
- * per PUT (rma_op_locked alone 230); osc/pt2pt's PUT rate there is RTT
- * bound, so the PUTs' own time is what a stream can gain.  Window lock
- * held.  @return true when served (*@p ret_p its status). */
-static bool put_packed_locked(ompi_osc_newrma_module_t *module, const char *origin_addr,
-                              int origin_count, struct ompi_datatype_t *origin_dt, int target,
-                              ptrdiff_t target_disp, int target_count,
-                              struct ompi_datatype_t *target_dt, int *ret_p)
+/* A small contiguous PUT or GET to a packed_target: what rma_op and
+ * rma_packed do for it, with the peer looked up once and without the
+ * argument record, the resolution record or the epoch checks for other
+ * kinds.  Over TCP, 64 such PUTs + flush took 737 instructions per PUT
+ * (rma_op_locked alone 230); osc/pt2pt's PUT rate there is RTT bound, so
+ * the PUTs' own time is what a stream can gain.  Window lock held.
+ * @return true when served (*@p ret_p its status). */
+static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
+                                  char *origin_addr, int origin_count,
+                                  struct ompi_datatype_t *origin_dt, int target,
+                                  ptrdiff_t target_disp, int target_count,
+                                  struct ompi_datatype_t *target_dt, int *ret_p)
 {
     ompi_osc_newrma_target_t *t;
     ptrdiff_t toff, ooff;
@@ -1527,21 +1533,28 @@ static bool put_packed_locked(ompi_osc_newrma_module_t *module, const char *orig
     size_t bytes;
 
     t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
-                      false, &taddr, &bytes, &toff, &ooff);
-    if (NULL == t || !size_as_packets(module, t, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL)) {
+                      kind, &taddr, &bytes, &toff, &ooff);
+    if (NULL == t || (OMPI_OSC_NEWRMA_OP_GET == kind ? !rma_get_as_packet(module, t, bytes)
+                                                     : !size_as_packets(module, t, kind, bytes,
+                                                                        NULL))) {
         return false;
     }
-    *ret_p = packed_done(module, OMPI_OSC_NEWRMA_OP_PUT, bytes,
-                         ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes,
-                                                        taddr + (uint64_t) toff));
+    taddr += (uint64_t) toff;
+    *ret_p = packed_done(module, kind, bytes,
+                         OMPI_OSC_NEWRMA_OP_GET == kind
+                             ? ompi_osc_newrma_pkt_get_packed(module, t, origin_addr + ooff, bytes,
+                                                              taddr)
+                             : ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes,
+                                                              taddr));
     return true;
 }
 
 /* Out of line: the node-local fast path's frame stays small. */
 static __opal_attribute_noinline__ bool
-put_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
-           struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp, int target_count,
-           struct ompi_datatype_t *target_dt, int *ret_p)
+put_get_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, void *origin_addr,
+               int origin_count, struct ompi_datatype_t *origin_dt, int target,
+               ptrdiff_t target_disp, int target_count, struct ompi_datatype_t *target_dt,
+               int *ret_p)
 {
     bool served;
 
@@ -1550,11 +1563,11 @@ put_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin
         return false;
     }
     ompi_osc_newrma_module_lock(module);
-    served = put_packed_locked(module, origin_addr, origin_count, origin_dt, target, target_disp,
-                               target_count, target_dt, ret_p);
+    served = put_get_packed_locked(module, kind, origin_addr, origin_count, origin_dt, target,
+                                   target_disp, target_count, target_dt, ret_p);
     ompi_osc_newrma_module_unlock(module);
     if (served && OMPI_SUCCESS != *ret_p) {
-        OSC_NEWRMA_VERBOSE(20, "put to rank %d failed: %d", target, *ret_p);
+        OSC_NEWRMA_VERBOSE(20, "%s to rank %d failed: %d", rma_kind_name(kind), target, *ret_p);
     }
     return served;
 }
@@ -1565,7 +1578,6 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
-
     int ret;
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
@@ -1575,8 +1587,8 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
-    if (put_packed(module, origin_addr, origin_count, origin_dt, target, target_disp,
-                   target_count, target_dt, &ret)) {
+    if (put_get_packed(module, OMPI_OSC_NEWRMA_OP_PUT, (void *) origin_addr, origin_count,
+                       origin_dt, target, target_disp, target_count, target_dt, &ret)) {
         return ret;
     }
     return rma_put_get(OMPI_OSC_NEWRMA_OP_PUT, origin_addr, origin_count, origin_dt, target,
@@ -1589,6 +1601,7 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
+    int ret;
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
                              target_dt, &f))) {
@@ -1596,6 +1609,10 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
+    }
+    if (put_get_packed(module, OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt,
+                       target, target_disp, target_count, target_dt, &ret)) {
+        return ret;
     }
     return rma_put_get(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
                        target_disp, target_count, target_dt, win);
@@ -1677,7 +1694,7 @@ acc_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin
     }
     ompi_osc_newrma_module_lock(module);
     t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
-                      true, &taddr, &bytes, &toff, &ooff);
+                      OMPI_OSC_NEWRMA_OP_ACC, &taddr, &bytes, &toff, &ooff);
     ret = NULL == t ? OMPI_ERR_NOT_AVAILABLE
                     : ompi_osc_newrma_acc_packed(module, t, op, basic, target_dt, target_count,
                                                  taddr, (const char *) origin_addr + ooff, bytes);
