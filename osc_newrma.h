@@ -249,6 +249,9 @@ struct ompi_osc_newrma_component_t {
     int progress_thread_efd;
     volatile bool progress_thread_stop;
     bool progress_thread_running;
+    /** progress rounds of the MPI threads, counted while the async thread
+     * runs: it stands down while they move (ompi_osc_newrma_agent_progress) */
+    ompi_osc_newrma_atomic_t mpi_rounds;
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 

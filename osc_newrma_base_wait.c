@@ -8,6 +8,8 @@
  */
 #include "ompi_config.h"
 
+#include <sched.h>
+
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
@@ -25,8 +27,12 @@ static void wait_round_progress(unsigned round)
 {
     if (0 == round % wait_engine.opal_every) {
         opal_progress();
-    } else {
-        (void) wait_engine.agent_round();
+    } else if (wait_engine.agent_round() < 0) {
+        /* another thread has the agent (the async progress thread): it
+         * may have been preempted on this core, holding what this wait
+         * needs; spinning until the scheduler's next tick cost TCP round
+         * trips 2-7 times their time and a fence 1-2 ms */
+        sched_yield();
     }
 }
 

@@ -133,7 +133,9 @@ static int component_register(void)
                   &component.shm, true);
     register_bool("async_progress",
                   "Run a progress thread that wakes on the UCX worker's event descriptor, so "
-                  "passive-target requests progress while the target computes (default: 0)",
+                  "passive-target requests progress while the target computes outside MPI; "
+                  "while the process's MPI calls progress, the thread stands down "
+                  "(default: 0)",
                   &component.async_progress, false);
     register_ulong("lock_data_bytes",
                    "Bytes of operation data a target buffers for origins whose lock is not "
