@@ -1671,7 +1671,7 @@ static rma_args_t acc_args(ompi_osc_newrma_op_kind_t kind, const void *origin_ad
  * (ompi_osc_newrma_acc_packed), without an op element.  ARMCI-MPI turns
  * every put into MPI_Accumulate(MPI_REPLACE): a stream of them went through
  * an op element each (queued, issued, retired), about twice a packed PUT's
- * time per call.  Out of line, as put_packed.  @return true when served
+ * time per call.  Out of line, as put_get_packed.  @return true when served
  * (*@p ret_p its status). */
 static __opal_attribute_noinline__ bool
 acc_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
