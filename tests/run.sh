@@ -8,8 +8,9 @@
 #               [--np N] [--variant V]
 # --np N runs only the entries that list N ranks, at N (N may be a list,
 # 2,3,4: the entries' rank counts among them); --variant V runs
-# every MPI entry that holds for any path (it lists shm) with variant V
-# instead of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
+# every MPI entry that holds for any path (it lists shm; not shmpath, whose
+# checks are the shared-memory path's own choices) with variant V instead
+# of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
 # Environment: NEWRMA_TEST_MPIRUN_ARGS (more mpirun arguments),
 # NEWRMA_TEST_WRAP (a command every MPI program under test runs under, e.g.
 # valgrind) and NEWRMA_TEST_TIME_SCALE (multiplies every time limit).
@@ -46,7 +47,7 @@ passed=0; failed=0; failures=""
 
 variant_args() {
     case "$1" in
-        shm|-) echo "" ;;
+        shm|shmpath|-) echo "" ;;
         ucx) echo "--mca osc_newrma_shm 0" ;;
         tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self" ;;
         tiny) echo "--mca osc_newrma_shm 0 --mca osc_newrma_slots 1 \
