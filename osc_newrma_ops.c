@@ -889,6 +889,21 @@ static bool rma_target_open(ompi_osc_newrma_module_t *module, rma_target_mem_t *
     return mem->open > 0;
 }
 
+/* @p target (NULL: none) takes a @p kind access packed by the call: a
+ * stream going (its aggregated message open, packets of it
+ * unacknowledged, or its mailbox busy) and nothing queued ahead.  The
+ * agent may apply the message before it polls the mailbox, so an
+ * accumulate never goes behind an op in the slot and a GET only behind a
+ * GET (location consistency).  The epoch's openness is the caller's. */
+static inline bool rma_stream_takes(const ompi_osc_newrma_target_t *target,
+                                    ompi_osc_newrma_op_kind_t kind)
+{
+    return NULL != target && NULL == target->next_op_to_issue &&
+           (NULL != target->batch.buf || 0 != target->am_sent || NULL != target->mbox_slot) &&
+           (NULL == target->mbox_slot || OMPI_OSC_NEWRMA_OP_PUT == kind ||
+            (OMPI_OSC_NEWRMA_OP_GET == kind && ompi_osc_newrma_mbox_reads_only(target)));
+}
+
 /* @p a's target when @p a may be packed by the call (rma_packed): the
  * target has a stream going (its aggregated message open, packets of it
  * unacknowledged, or its mailbox busy), nothing queued ahead and its epoch
@@ -906,11 +921,8 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
     ompi_osc_newrma_target_t *target = mem->target;
 
     if ((!get && OMPI_OSC_NEWRMA_OP_PUT != a->kind) || NULL != a->request ||
-        bytes > module->config.aggregate_threshold || NULL == target ||
-        NULL != target->next_op_to_issue ||
-        (NULL == target->batch.buf && 0 == target->am_sent && NULL == target->mbox_slot) ||
-        (get && ((NULL != target->mbox_slot && !ompi_osc_newrma_mbox_reads_only(target)) ||
-                 !rma_get_as_packet(module, target, bytes))) ||
+        bytes > module->config.aggregate_threshold || !rma_stream_takes(target, a->kind) ||
+        (get && !rma_get_as_packet(module, target, bytes)) ||
         (!get && !size_as_packets(module, target, OMPI_OSC_NEWRMA_OP_PUT, bytes, NULL)) ||
         !rma_target_open(module, mem, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, toff) ||
@@ -918,6 +930,14 @@ static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *mod
         return NULL;
     }
     return target;
+}
+
+/* An access packed by the call, counted. */
+static void rma_packed_count(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
+                             size_t bytes)
+{
+    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
 }
 
 /* A small contiguous PUT or GET in a stream to one target: a PUT is copied
@@ -950,8 +970,7 @@ static bool rma_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                ? ompi_osc_newrma_pkt_get_packed(module, target, origin, bytes, taddr)
                : ompi_osc_newrma_pkt_put_contig(module, target, origin, bytes, taddr);
     if (OMPI_SUCCESS == *ret) {
-        ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
-        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
+        rma_packed_count(module, a->kind, bytes);
     }
     return true;
 }
@@ -1335,6 +1354,29 @@ static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_requ
 
 /* ---- the node-local fast path of MPI_Put / MPI_Get ---- */
 
+/* One contiguous block each side (at *@p toff_p in the target layout,
+ * *@p ooff_p in the origin's), *@p bytes_p of them alike on both, inside
+ * @p peer's window at byte *@p offset_p of @p disp: the checks rma_op makes
+ * for it, without an overflow anywhere.  Always inlined, for rma_fast. */
+static inline __opal_attribute_always_inline__ bool
+rma_contig_range(const ompi_osc_newrma_module_t *module, const ompi_osc_newrma_peer_t *peer,
+                 int origin_count, struct ompi_datatype_t *origin_dt, ptrdiff_t disp,
+                 int target_count, struct ompi_datatype_t *target_dt, ptrdiff_t *toff_p,
+                 ptrdiff_t *ooff_p, size_t *bytes_p, ptrdiff_t *offset_p)
+{
+    ptrdiff_t tend;
+
+    if (!ompi_osc_newrma_dtype_contig(target_dt, target_count, toff_p) ||
+        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, ooff_p)) {
+        return false;
+    }
+    *bytes_p = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
+    return 0 != *bytes_p && *bytes_p <= PTRDIFF_MAX &&
+           *bytes_p == ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) &&
+           !__builtin_add_overflow(*toff_p, (ptrdiff_t) *bytes_p, &tend) &&
+           rma_window_offset(module, peer, disp, *toff_p, tend, offset_p);
+}
+
 /* The epoch already gives access to @p peer without work on this call: a
  * FENCE or window-protocol LOCK_ALL epoch, or a direct target whose lock
  * word is held.  PSCW, a LOCK_ALL target not yet locked, and errors take
@@ -1377,7 +1419,7 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
          rma_fast_t *f)
 {
     const ompi_osc_newrma_peer_t *peer;
-    ptrdiff_t toff, tend, offset;
+    ptrdiff_t toff, offset;
 
     if (OPAL_UNLIKELY((unsigned) target >= (unsigned) module->comm_size ||
                       MPI_WIN_FLAVOR_DYNAMIC == module->flavor)) {
@@ -1385,15 +1427,8 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
     }
     peer = ompi_osc_newrma_peer(module, target);
     if (NULL == peer || !rma_peer_direct(module, peer, target) || !rma_fast_epoch(module, peer) ||
-        !ompi_osc_newrma_dtype_contig(target_dt, target_count, &toff) ||
-        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &f->origin_offset)) {
-        return false;
-    }
-    f->bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
-    if (0 == f->bytes || f->bytes > PTRDIFF_MAX ||
-        f->bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
-        __builtin_add_overflow(toff, (ptrdiff_t) f->bytes, &tend) ||
-        !rma_window_offset(module, peer, target_disp, toff, tend, &offset)) {
+        !rma_contig_range(module, peer, origin_count, origin_dt, target_disp, target_count,
+                          target_dt, &toff, &f->origin_offset, &f->bytes, &offset)) {
         return false;
     }
     f->target = peer->shm_base + offset + toff;
@@ -1452,13 +1487,11 @@ static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const v
 /* A peer reached over UCX whose window this process knows, in an epoch that
  * needs no work on this call (rma_fast_epoch: a LOCK_ALL target reached
  * over UCX is locked with its element), and its target element in a stream
- * that the call may pack a @p kind access into (rma_stream_target's
- * conditions but the size's): the agent may apply the message before it
- * polls the mailbox, so an accumulate never goes behind an op in the slot
- * and a GET only behind a GET; NULL otherwise.  *@p taddr_p: the
+ * that the call may pack a @p kind access into (rma_stream_takes, the
+ * target open); NULL otherwise.  *@p taddr_p: the
  * window address of @p target_disp, *@p bytes_p the access's bytes (one
  * contiguous block each side, at *@p toff_p and *@p ooff_p). */
-static ompi_osc_newrma_target_t *
+static inline __opal_attribute_always_inline__ ompi_osc_newrma_target_t *
 packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
               int target, ptrdiff_t target_disp, int target_count,
               struct ompi_datatype_t *target_dt, ompi_osc_newrma_op_kind_t kind, uint64_t *taddr_p,
@@ -1466,30 +1499,19 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
 {
     ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
     ompi_osc_newrma_target_t *t;
-    ptrdiff_t tend, offset;
+    ptrdiff_t offset;
     size_t bytes;
 
     if (NULL == peer || peer->rank != target || rma_peer_direct(module, peer, target) ||
         NULL == peer->ep || !peer->info_known || NULL == peer->rkey ||
         !rma_fast_epoch(module, peer) ||
-        !ompi_osc_newrma_dtype_contig(target_dt, target_count, toff_p) ||
-        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, ooff_p)) {
-        return NULL;
-    }
-    bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
-    if (0 == bytes || bytes > module->config.aggregate_threshold ||
-        bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
-        __builtin_add_overflow(*toff_p, (ptrdiff_t) bytes, &tend) ||
-        !rma_window_offset(module, peer, target_disp, *toff_p, tend, &offset)) {
+        !rma_contig_range(module, peer, origin_count, origin_dt, target_disp, target_count,
+                          target_dt, toff_p, ooff_p, &bytes, &offset) ||
+        bytes > module->config.aggregate_threshold) {
         return NULL;
     }
     t = ompi_osc_newrma_optable_lookup(&module->table, target);
-    if (NULL == t || NULL != t->next_op_to_issue ||
-        (NULL == t->batch.buf && 0 == t->am_sent && NULL == t->mbox_slot) ||
-        (OMPI_OSC_NEWRMA_OP_ACC == kind && NULL != t->mbox_slot) ||
-        (OMPI_OSC_NEWRMA_OP_GET == kind && NULL != t->mbox_slot &&
-         !ompi_osc_newrma_mbox_reads_only(t)) ||
-        !ompi_osc_newrma_target_open(module, t)) {
+    if (!rma_stream_takes(t, kind) || !ompi_osc_newrma_target_open(module, t)) {
         return NULL;
     }
     *taddr_p = peer->base + (uint64_t) offset;
@@ -1505,8 +1527,7 @@ static int packed_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, bytes);
-    OMPI_OSC_NEWRMA_STAT_ADD(module, PACKED_AT_CALL, 1);
+    rma_packed_count(module, kind, bytes);
     if (module->config.active_req_threshold >= 0 &&
         module->active_reqs > module->config.active_req_threshold) {
         return ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);

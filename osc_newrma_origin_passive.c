@@ -52,20 +52,29 @@
 
 /* @p rank's entry takes part in a passive epoch (lock held or requested):
  * it joins the entries that UNLOCK_ALL releases. */
-static void passive_peer_lock(ompi_osc_newrma_module_t *module, int rank, int lock_type)
+static void passive_peer_lock(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                              int lock_type)
 {
-    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
-
     if (0 == peer->lock_type) {
         opal_list_append(&module->locked_peers, &peer->locked_item);
     }
     peer->lock_type = lock_type;
 }
 
-static int passive_peer_rank(opal_list_item_t *item)
+/* MPI_Win_lock's bookkeeping for @p peer (not yet locked): it joins the
+ * locked peers, in call order, with its assert. */
+static void passive_lock_begin(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                               int lock_type, int mpi_assert)
 {
-    return ((ompi_osc_newrma_peer_t *) ((char *) item -
-                                        offsetof(ompi_osc_newrma_peer_t, locked_item)))->rank;
+    passive_peer_lock(module, peer, lock_type);
+    peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
+    peer->lock_seq = ++module->lock_seq;
+    module->lock_count++;
+}
+
+static ompi_osc_newrma_peer_t *passive_peer_of(opal_list_item_t *item)
+{
+    return (ompi_osc_newrma_peer_t *) ((char *) item - offsetof(ompi_osc_newrma_peer_t, locked_item));
 }
 
 static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
@@ -512,7 +521,7 @@ static int lock_all_fallback_peer(ompi_osc_newrma_module_t *module, int rank)
     if (NULL == peer) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+    passive_peer_lock(module, peer, MPI_LOCK_SHARED);
     if (NULL != peer->lock) {
         peer->lock_granted = true;
         return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
@@ -600,7 +609,7 @@ int ompi_osc_newrma_passive_target_get(ompi_osc_newrma_module_t *module, int ran
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
-        passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+        passive_peer_lock(module, peer, MPI_LOCK_SHARED);
     } else {
         ret = ompi_osc_newrma_target_get(module, rank, &target);
         if (OMPI_SUCCESS != ret) {
@@ -625,7 +634,7 @@ int ompi_osc_newrma_passive_check_target(ompi_osc_newrma_module_t *module, int r
         case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
             /* per-target protocol: a direct target is locked on first use */
             if (NULL != peer->lock && 0 == peer->lock_type) {
-                passive_peer_lock(module, rank, MPI_LOCK_SHARED);
+                passive_peer_lock(module, peer, MPI_LOCK_SHARED);
                 peer->lock_granted = true;
                 return ompi_osc_newrma_lock_direct_acquire(module, rank, MPI_LOCK_SHARED);
             }
@@ -809,10 +818,8 @@ static bool passive_done(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->ack_counter;
 }
 
-static void passive_forget_peer(ompi_osc_newrma_module_t *module, int rank)
+static void passive_forget_peer(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer)
 {
-    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
-
     if (0 != peer->lock_type) {
         opal_list_remove_item(&module->locked_peers, &peer->locked_item);
     }
@@ -828,8 +835,10 @@ static void passive_finish_target(ompi_osc_newrma_module_t *module,
     if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag) {
         /* its UNLOCK (or single op) released the lock; a lock word is
          * released by the caller (passive_release_peer), which needs it */
-        if (NULL == ompi_osc_newrma_peer(module, target->rank)->lock) {
-            passive_forget_peer(module, target->rank);
+        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, target->rank);
+
+        if (NULL == peer->lock) {
+            passive_forget_peer(module, peer);
         }
         ompi_osc_newrma_pkt_target_release(module, target);
     } else if (target->sync_flag <= flag) {
@@ -978,23 +987,31 @@ static int passive_complete_all(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 
 /* Release @p rank's lock when no target element is left to carry the
  * UNLOCK: directly, or with an UNLOCK counted on the window. */
-static int passive_release_peer(ompi_osc_newrma_module_t *module, int rank)
+/* @p peer's lock word (a node-local peer or myself) released, or under
+ * @p nocheck (no word was taken) only the memory synchronized. */
+static int passive_release_direct(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                                  bool nocheck)
 {
-    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
-    int ret = OMPI_SUCCESS;
+    if (nocheck) {
+        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
+        return OMPI_SUCCESS;
+    }
+    /* releasing the word is the MEM_SYNC and the PROC_SYNC */
+    return ompi_osc_newrma_lock_direct_release(module, peer->rank, peer->lock_type);
+}
+
+static int passive_release_peer(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer)
+{
+    int rank = peer->rank;
 
     if (NULL != peer->lock) {
-        if (passive_nocheck(module, rank)) {
-            opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-        } else {
-            /* releasing the word is the MEM_SYNC and the PROC_SYNC */
-            ret = ompi_osc_newrma_lock_direct_release(module, rank, peer->lock_type);
-        }
-    } else if (peer->lock_granted && !passive_nocheck(module, rank) &&
-               NULL == ompi_osc_newrma_optable_lookup(&module->table, rank)) {
-        ret = ompi_osc_newrma_pkt_unlock(module, rank, peer->lock_type, NULL);
+        return passive_release_direct(module, peer, passive_nocheck(module, rank));
     }
-    return ret;
+    if (peer->lock_granted && !passive_nocheck(module, rank) &&
+        NULL == ompi_osc_newrma_optable_lookup(&module->table, rank)) {
+        return ompi_osc_newrma_pkt_unlock(module, rank, peer->lock_type, NULL);
+    }
+    return OMPI_SUCCESS;
 }
 
 /* ---- MPI_Win_lock / MPI_Win_unlock ---- */
@@ -1044,12 +1061,8 @@ static bool lock_direct_fast(ompi_osc_newrma_module_t *module, int lock_type, in
         return false;
     }
     lock_direct_state(module, OMPI_OSC_NEWRMA_WIN_PER_TARGET);
-    opal_list_append(&module->locked_peers, &peer->locked_item);
-    peer->lock_type = lock_type;
-    peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
-    peer->lock_seq = ++module->lock_seq;
+    passive_lock_begin(module, peer, lock_type, mpi_assert);
     peer->lock_granted = true;
-    module->lock_count++;
     *ret_p = OMPI_SUCCESS;
     if (peer->lock_nocheck) {
         return true;
@@ -1070,17 +1083,8 @@ static bool unlock_direct_fast(ompi_osc_newrma_module_t *module, int rank, int *
         NULL == (peer = lock_direct_peer(module, rank)) || 0 == peer->lock_type) {
         return false;
     }
-    *ret_p = OMPI_SUCCESS;
-    if (peer->lock_nocheck) {
-        opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-    } else {
-        /* releasing the word is the MEM_SYNC and the PROC_SYNC */
-        *ret_p = ompi_osc_newrma_lock_direct_release(module, rank, peer->lock_type);
-    }
-    opal_list_remove_item(&module->locked_peers, &peer->locked_item);
-    peer->lock_type = 0;
-    peer->lock_nocheck = false;
-    peer->lock_granted = false;
+    *ret_p = passive_release_direct(module, peer, peer->lock_nocheck);
+    passive_forget_peer(module, peer);
     if (0 == --module->lock_count) {
         module->lock_requests = 0;
         lock_direct_state(module, OMPI_OSC_NEWRMA_WIN_NONE);
@@ -1105,10 +1109,7 @@ static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    passive_peer_lock(module, rank, lock_type);
-    peer->lock_nocheck = 0 != (mpi_assert & MPI_MODE_NOCHECK);
-    peer->lock_seq = ++module->lock_seq;
-    module->lock_count++;
+    passive_lock_begin(module, peer, lock_type, mpi_assert);
     if (NULL != peer->lock) {
         /* myself or a node-local peer: take its lock word now */
         peer->lock_granted = true;
@@ -1135,9 +1136,9 @@ static int unlock_locked(ompi_osc_newrma_module_t *module, int rank)
     if (OMPI_SUCCESS == ret) {
         /* a release counted on the window is not waited for (see
          * ompi_osc_newrma_passive_send_unlock) */
-        ret = passive_release_peer(module, rank);
+        ret = passive_release_peer(module, peer);
     }
-    passive_forget_peer(module, rank);
+    passive_forget_peer(module, peer);
     if (0 == --module->lock_count) {
         module->lock_requests = 0; /* every request was answered */
         int ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_LAST);
@@ -1241,14 +1242,13 @@ static int unlock_all_locked(ompi_osc_newrma_module_t *module)
     for (item = opal_list_get_first(&module->locked_peers);
          OMPI_SUCCESS == ret && item != opal_list_get_end(&module->locked_peers);
          item = opal_list_get_next(item)) {
-        ret = passive_release_peer(module, passive_peer_rank(item));
+        ret = passive_release_peer(module, passive_peer_of(item));
     }
     if (OMPI_SUCCESS == ret && !window_acks_done(module, NULL)) {
         ret = ompi_osc_newrma_progress_wait(module, window_acks_done, NULL);
     }
     while (!opal_list_is_empty(&module->locked_peers)) {
-        passive_forget_peer(module,
-                            passive_peer_rank(opal_list_get_first(&module->locked_peers)));
+        passive_forget_peer(module, passive_peer_of(opal_list_get_first(&module->locked_peers)));
     }
     module->lock_all_nocheck = false;
     ret2 = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_UNLOCK_ALL);
