@@ -131,11 +131,19 @@ static int acc_issue_atomic(ompi_osc_newrma_target_t *target, ompi_osc_newrma_op
                                       fetch ? op->result_stream : NULL, raddr, op->rkey);
 }
 
+/* The operation of an ACC packet: its kind, op and basic type, as the
+ * target looks them up (acc_apply_hdr). */
+static void acc_pkt_operation(ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_kind_t kind,
+                              const struct ompi_op_t *acc_op, const struct ompi_datatype_t *basic)
+{
+    hdr->kind = (uint8_t) kind;
+    hdr->acc_op = (uint16_t) (NULL != acc_op ? acc_op->o_f_to_c_index : 0);
+    hdr->acc_dt = (uint16_t) basic->d_f_to_c_index;
+}
+
 void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_osc_newrma_op_t *op)
 {
-    hdr->kind = (uint8_t) op->kind;
-    hdr->acc_op = (uint16_t) (NULL != op->acc_op ? op->acc_op->o_f_to_c_index : 0);
-    hdr->acc_dt = (uint16_t) op->acc_basic->d_f_to_c_index;
+    acc_pkt_operation(hdr, op->kind, op->acc_op, op->acc_basic);
     hdr->tag2 = (uint64_t) (uintptr_t) op;
     if (ompi_osc_newrma_op_kind_fetches(op->kind)) {
         hdr->flags |= OMPI_OSC_NEWRMA_PKT_FLAG_GET;
@@ -283,9 +291,7 @@ int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma
         return ret;
     }
     hdr.type = OMPI_OSC_NEWRMA_PKT_ACC;
-    hdr.kind = (uint8_t) OMPI_OSC_NEWRMA_OP_ACC;
-    hdr.acc_op = (uint16_t) op->o_f_to_c_index;
-    hdr.acc_dt = (uint16_t) basic->d_f_to_c_index;
+    acc_pkt_operation(&hdr, OMPI_OSC_NEWRMA_OP_ACC, op, basic);
     hdr.addr = taddr;
     hdr.count = (uint32_t) target_count;
     hdr.desc_len = (uint32_t) desc_len;
