@@ -114,6 +114,8 @@ static void ucx_pooled_put(ucx_pooled_t *p)
 /** bytes of a TCP receive segment beyond an aggregated message's packets:
  * the BATCH header and UCX's headers */
 #define UCX_SEGMENT_HEADROOM 1024UL
+/** UCX 1.13's UCX_TCP_RX_SEG_SIZE when nobody sets it (64k) */
+#define UCX_TCP_RX_SEG_DEFAULT 65536UL
 
 /* where received active messages go: set from above at ucx_init (the
  * packet layer's inbox), so the transport calls nothing above it */
@@ -176,14 +178,19 @@ static bool ucx_want_cpu_atomics(void)
 
 /* UCX's TCP transport receives a message in one segment only up to its
  * RX_SEG_SIZE (64 KiB by default); a larger one arrives in pieces several
- * times slower.  Size the segment to an aggregated message
+ * times slower.  Grow the segment to hold an aggregated message
  * (osc_newrma_aggregate_bytes, plus room for the BATCH header and UCX's
- * own) unless the user set UCX_TCP_RX_SEG_SIZE.  ucp_config_modify takes
- * the transport's key without its "TCP_" prefix. */
+ * own) unless the user set UCX_TCP_RX_SEG_SIZE.  Never shrink it: UCX
+ * refuses a worker whose RX segment is below its TX segment (8 KiB and
+ * its header by default), as aggregate_bytes 2048 made it do.
+ * ucp_config_modify takes the transport's key without its "TCP_" prefix. */
 static ucs_status_t ucx_config_tcp_segment(ucp_config_t *config)
 {
     char value[32];
 
+    if (component.aggregate_bytes + UCX_SEGMENT_HEADROOM <= UCX_TCP_RX_SEG_DEFAULT) {
+        return UCS_OK;
+    }
     snprintf(value, sizeof(value), "%lu", component.aggregate_bytes + UCX_SEGMENT_HEADROOM);
     return ucx_config_set(config, "RX_SEG_SIZE", value);
 }

@@ -58,6 +58,8 @@ variant_args() {
 --mca osc_newrma_aggregate_threshold 4194304 --mca osc_newrma_lone_rdma 0 \
 --mca osc_newrma_get_rdma_bytes 0 --mca osc_newrma_put_rdma_bytes 0" ;;
         noagg) echo "--mca osc_newrma_shm 0 --mca osc_newrma_aggregate_bytes 0" ;;
+        smallaggtcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self \
+--mca osc_newrma_aggregate_bytes 512" ;;
         rndv) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
 --mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2" ;;
         rndvtcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
