@@ -1439,23 +1439,30 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
 /* The accumulate family's fast path: one predefined type on every side
  * (one block each), a plain window (ompi_osc_newrma_acc_plain), an op
  * ompi_osc_newrma_acc_contig serves; what rma_direct_acc does, without an
- * argument record, an element walk or the window lock.  False sends the
- * call the full way, which also reports every error. */
+ * argument record, an element walk or the window lock.  A fetching
+ * MPI_NO_OP ignores its origin, which callers leave empty (ARMCI-MPI's
+ * every get is MPI_Get_accumulate(NULL, 0, ..., MPI_NO_OP)): the result
+ * buffer is then the local side; taking the origin's count of 0 sent such
+ * a read of 48 doubles the full way, 0.18-0.36 against 0.11 us.  False
+ * sends the call the full way, which also reports every error. */
 static inline __opal_attribute_always_inline__ bool
 acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const void *origin_addr,
          int origin_count, struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
          struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp, int target_count,
          struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
+    bool read_only = NULL != result_dt && ompi_osc_newrma_acc_is_no_op(op);
+    int local_count = read_only ? result_count : origin_count;
+    struct ompi_datatype_t *local_dt = read_only ? result_dt : origin_dt;
     rma_fast_t f;
 
-    if (origin_dt != target_dt || !ompi_datatype_is_predefined(target_dt) ||
+    if (local_dt != target_dt || !ompi_datatype_is_predefined(target_dt) ||
         (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
         !ompi_osc_newrma_acc_plain(module) ||
-        !rma_fast(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
+        !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
                   &f) ||
         !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
-                                    (const char *) origin_addr + f.origin_offset,
+                                    read_only ? NULL : (const char *) origin_addr + f.origin_offset,
                                     NULL != result_dt ? (char *) result_addr + f.origin_offset
                                                       : NULL,
                                     f.bytes, &f.peer->lock->acc_lock)) {
