@@ -510,7 +510,7 @@ struct ompi_osc_newrma_module_t {
 };
 
 #define OMPI_OSC_NEWRMA_CMA_WAY_COPY 0
-#define OMPI_OSC_NEWRMA_CMA_WAY_UCX 1
+#define OMPI_OSC_NEWRMA_CMA_WAY_UCX  1
 
 /** The window of an item of component.windows. */
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item_t *item)

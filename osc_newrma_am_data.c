@@ -448,8 +448,7 @@ int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank)
     return ompi_osc_newrma_pkt_send(module, rank, &hdr, NULL, 0);
 }
 
-int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks,
-                                   int count)
+int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks, int count)
 {
     int ret = 1;
 
@@ -884,8 +883,7 @@ static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_n
 
     pkt_get_answered(pkt);
     if (OMPI_SUCCESS != pkt->hdr.status || pkt->payload_len != pkt->hdr.len) {
-        OSC_NEWRMA_VERBOSE(1, "rank %d could not answer a GET: %d", pkt->hdr.src,
-                           pkt->hdr.status);
+        OSC_NEWRMA_VERBOSE(1, "rank %d could not answer a GET: %d", pkt->hdr.src, pkt->hdr.status);
         ompi_osc_newrma_module_error(module, OMPI_ERROR);
     } else {
         memcpy((void *) (uintptr_t) pkt->hdr.tag2, pkt->payload, pkt->payload_len);

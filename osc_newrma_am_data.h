@@ -50,10 +50,10 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
  * packets; counted in op->outstanding until UCX has sent it.  @p rndv:
  * by rendezvous, the target placing the payload (ompi_osc_newrma_pkt_land).
  */
-int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                ompi_osc_newrma_pkt_hdr_t *hdr, const void *prefix,
-                                size_t prefix_len, const void *data, size_t len, bool rndv);
+int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                const void *prefix, size_t prefix_len, const void *data, size_t len,
+                                bool rndv);
 
 /** A contiguous PUT or GET of @p bytes that travels as packets goes by
  * rendezvous (config.rndv_threshold). */
@@ -65,9 +65,9 @@ bool ompi_osc_newrma_pkt_rndv(const ompi_osc_newrma_module_t *module, size_t byt
  * aggregated packets; @p op completes when UCX has sent it.  @p rndv: the
  * whole PUT by rendezvous, received straight into the target's window.
  */
-int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                 const char *data, size_t len, uint64_t taddr, bool rndv);
+int ompi_osc_newrma_pkt_put_bulk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ompi_osc_newrma_op_t *op, const char *data, size_t len,
+                                 uint64_t taddr, bool rndv);
 
 /**
  * A small contiguous GET without an op element (packed by the MPI call):
@@ -144,8 +144,7 @@ int ompi_osc_newrma_pkt_post(ompi_osc_newrma_module_t *module, int rank);
 /** PSCW over UCX, window lock held: take one POST from each of the
  * @p count targets @p ranks once every one has sent one.  @return 1 taken,
  * 0 not all in yet, or an error (the POSTs could not be recorded). */
-int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks,
-                                   int count);
+int ompi_osc_newrma_pkt_posts_take(ompi_osc_newrma_module_t *module, const int *ranks, int count);
 
 /** FENCE over UCX: send FENCE_DONE of the fence of @p parity to @p rank
  * behind the packets counted in @p target->am_sent (or, NULL, none). */

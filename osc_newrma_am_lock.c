@@ -81,10 +81,11 @@ int ompi_osc_newrma_pkt_unlock(ompi_osc_newrma_module_t *module, int rank, int l
     if (NULL != target) {
         return ompi_osc_newrma_pkt_send_tail_counted(module, target, &hdr, &target->ack_counter);
     }
-    ret = ompi_osc_newrma_pkt_ep(module, rank, &ep); /* the window's lock_all: no packets to count */
+    ret =
+        ompi_osc_newrma_pkt_ep(module, rank, &ep); /* the window's lock_all: no packets to count */
     return OMPI_SUCCESS != ret ? ret
                                : ompi_osc_newrma_pkt_send_counted(module, ep, rank, &hdr, NULL, 0,
-                                                  &module->ack_counter);
+                                                                  &module->ack_counter);
 }
 
 void ompi_osc_newrma_pkt_lock_register_handlers(void)

@@ -88,19 +88,19 @@ typedef enum {
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
 #define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
 /** PUT: the payload is the data for [addr, addr+len), no datatype */
-#define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG    0x08
+#define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG 0x08
 /** the packet's rendezvous payload has landed (ompi_osc_newrma_pkt_land);
  * hdr.status: how.  Made by the receiver for itself, never sent. */
-#define OMPI_OSC_NEWRMA_PKT_FLAG_LANDED    0x10
+#define OMPI_OSC_NEWRMA_PKT_FLAG_LANDED 0x10
 /** GET: answer by rendezvous, the data read in place and received straight
  * into the origin's buffer */
-#define OMPI_OSC_NEWRMA_PKT_FLAG_RNDV      0x20
+#define OMPI_OSC_NEWRMA_PKT_FLAG_RNDV 0x20
 /** the rendezvous answer to this packet has been read
  * (ompi_osc_newrma_pkt_answer_rndv); hdr.status: how.  Never sent. */
-#define OMPI_OSC_NEWRMA_PKT_FLAG_SENT      0x40
+#define OMPI_OSC_NEWRMA_PKT_FLAG_SENT 0x40
 /** LOCK: a try (parallel lock requests): granted only if the lock is free
  * now, never queued; a refusal is LOCK_GRANTED with the same flag */
-#define OMPI_OSC_NEWRMA_PKT_FLAG_TRY       0x80
+#define OMPI_OSC_NEWRMA_PKT_FLAG_TRY 0x80
 
 /** GET packed by the call (ompi_osc_newrma_pkt_get_packed): no op element;
  * hdr.tag is the origin's target element, hdr.tag2 the user's buffer */
@@ -189,9 +189,8 @@ size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module);
  * aggregate_bytes goes alone, after the ones before it.
  */
 int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
-                                  ompi_osc_newrma_target_t *target,
-                                  ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1,
-                                  const void *p2, size_t len2);
+                                  ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                  const void *p1, size_t len1, const void *p2, size_t len2);
 
 /** Send the packets aggregated for @p target, if any, in one message. */
 int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
@@ -243,8 +242,8 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
  * until the packet is handled (then released with
  * ompi_osc_newrma_ucx_am_data_release); with @p rndv the payload is a
  * rendezvous descriptor, always kept.  @return true when kept. */
-bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
-                                 size_t payload_len, bool may_keep, bool rndv);
+bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload, size_t payload_len,
+                                 bool may_keep, bool rndv);
 
 /**
  * Receive the rendezvous payload of @p pkt (pkt->rndv) straight into

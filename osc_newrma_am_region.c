@@ -225,8 +225,8 @@ static bool region_forget_done(ompi_osc_newrma_module_t *module, void *arg)
     return 0 == module->forget_pending;
 }
 
-int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks,
-                                      int count, uint64_t addr, uint64_t len)
+int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks, int count,
+                                      uint64_t addr, uint64_t len)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret = OMPI_SUCCESS;
@@ -256,8 +256,7 @@ static void pkt_handle_region_forget_ack(ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_pkt_region_register_handlers(void)
 {
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_QUERY, pkt_handle_region_query);
-    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_REPLY,
-                                         pkt_handle_region_reply);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_REPLY, pkt_handle_region_reply);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_FORGET,
                                          pkt_handle_region_forget);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_REGION_FORGET_ACK,

@@ -42,8 +42,8 @@ int ompi_osc_newrma_pkt_region_query(ompi_osc_newrma_module_t *module, int targe
  * [addr, addr+len) and wait until each has (window lock held; released
  * while waiting).
  */
-int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks,
-                                      int count, uint64_t addr, uint64_t len);
+int ompi_osc_newrma_pkt_region_forget(ompi_osc_newrma_module_t *module, const int *ranks, int count,
+                                      uint64_t addr, uint64_t len);
 
 /** Register the region packets' handlers (component init). */
 void ompi_osc_newrma_pkt_region_register_handlers(void);

@@ -179,19 +179,19 @@ typedef struct {
         } else {                                                                                   \
             memcpy(&val, o, sizeof(T));                                                            \
             switch (w->fast) {                                                                     \
-                case OMPI_OSC_NEWRMA_ACC_FAST_REPLACE:                                                             \
+                case OMPI_OSC_NEWRMA_ACC_FAST_REPLACE:                                             \
                     old = __atomic_exchange_n(tp, val, __ATOMIC_SEQ_CST);                          \
                     break;                                                                         \
-                case OMPI_OSC_NEWRMA_ACC_FAST_ADD:                                                                 \
+                case OMPI_OSC_NEWRMA_ACC_FAST_ADD:                                                 \
                     old = __atomic_fetch_add(tp, val, __ATOMIC_SEQ_CST);                           \
                     break;                                                                         \
-                case OMPI_OSC_NEWRMA_ACC_FAST_AND:                                                                 \
+                case OMPI_OSC_NEWRMA_ACC_FAST_AND:                                                 \
                     old = __atomic_fetch_and(tp, val, __ATOMIC_SEQ_CST);                           \
                     break;                                                                         \
-                case OMPI_OSC_NEWRMA_ACC_FAST_OR:                                                                  \
+                case OMPI_OSC_NEWRMA_ACC_FAST_OR:                                                  \
                     old = __atomic_fetch_or(tp, val, __ATOMIC_SEQ_CST);                            \
                     break;                                                                         \
-                case OMPI_OSC_NEWRMA_ACC_FAST_XOR:                                                                 \
+                case OMPI_OSC_NEWRMA_ACC_FAST_XOR:                                                 \
                     old = __atomic_fetch_xor(tp, val, __ATOMIC_SEQ_CST);                           \
                     break;                                                                         \
                 default:                                                                           \
@@ -477,9 +477,8 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     return true;
 }
 
-bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
-                                    const char *value, const char *compare, char *result,
-                                    volatile int32_t *lock)
+bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target, const char *value,
+                                    const char *compare, char *result, volatile int32_t *lock)
 {
     size_t size;
 

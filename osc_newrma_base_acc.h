@@ -117,9 +117,8 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
  * other) under @p lock: the old value to @p result, @p value stored when
  * the old one equals @p compare bit for bit (MPI allows CAS on integer,
  * logical and byte types only). */
-bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
-                                    const char *value, const char *compare, char *result,
-                                    volatile int32_t *lock);
+bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target, const char *value,
+                                    const char *compare, char *result, volatile int32_t *lock);
 
 /** True for the integer types (C and Fortran, every width). */
 bool ompi_osc_newrma_acc_integer(struct ompi_datatype_t *basic);

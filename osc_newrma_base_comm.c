@@ -128,8 +128,7 @@ static comm_kept_t *comm_kept_of(ompi_communicator_t *parent)
     int flag = 0;
 
     if (MPI_KEYVAL_INVALID == comm_keyval || OMPI_COMM_IS_INTER(parent) ||
-        OMPI_SUCCESS != ompi_attr_get_c(parent->c_keyhash, comm_keyval, &value, &flag) ||
-        !flag) {
+        OMPI_SUCCESS != ompi_attr_get_c(parent->c_keyhash, comm_keyval, &value, &flag) || !flag) {
         return NULL;
     }
     return (comm_kept_t *) value;

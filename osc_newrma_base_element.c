@@ -66,8 +66,7 @@ int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
     return OMPI_SUCCESS;
 }
 
-void ompi_osc_newrma_target_put(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target)
+void ompi_osc_newrma_target_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     ompi_osc_newrma_optable_remove(&module->table, target);
     ompi_osc_newrma_pool_put(&module->target_pool, &component.target_global_pool, &target->super);

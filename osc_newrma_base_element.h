@@ -32,7 +32,6 @@ int ompi_osc_newrma_target_try_get(ompi_osc_newrma_module_t *module, int rank,
 /** Take a target element with an empty op list out of the table and back
  * to the pools.  Its aggregated packets must be gone already
  * (ompi_osc_newrma_pkt_target_release sends them first). */
-void ompi_osc_newrma_target_put(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target);
+void ompi_osc_newrma_target_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target);
 
 #endif /* OMPI_OSC_NEWRMA_BASE_ELEMENT_H */

@@ -25,7 +25,7 @@ int32_t ompi_osc_newrma_lockword_ticket(ompi_osc_newrma_lockword_t *word)
 }
 
 bool ompi_osc_newrma_lockword_try_enter(ompi_osc_newrma_lockword_t *word, int lock_type,
-                                         int32_t ticket)
+                                        int32_t ticket)
 {
     if (MPI_LOCK_EXCLUSIVE == lock_type) {
         if (word->write != ticket) {

@@ -42,7 +42,7 @@ int32_t ompi_osc_newrma_lockword_ticket(ompi_osc_newrma_lockword_t *word);
 /** True when @p ticket of a @p lock_type request is served (the lock is
  * then held; call once per ticket until it returns true). */
 bool ompi_osc_newrma_lockword_try_enter(ompi_osc_newrma_lockword_t *word, int lock_type,
-                                         int32_t ticket);
+                                        int32_t ticket);
 
 /** Take the lock now if no ticket is waiting and it is free for
  * @p lock_type; never waits and never leaves a ticket behind. */

@@ -51,8 +51,9 @@ int ompi_osc_newrma_optable_init(ompi_osc_newrma_optable_t *table, int max_slots
     if (max_slots < 1) {
         return OMPI_ERR_BAD_PARAM;
     }
-    table->nslots =
-        max_slots < OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS ? max_slots : OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS;
+    table->nslots = max_slots < OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS
+                        ? max_slots
+                        : OMPI_OSC_NEWRMA_OPTABLE_MIN_SLOTS;
     table->slots = calloc((size_t) table->nslots, sizeof(table->slots[0]));
     if (NULL == table->slots) {
         return OMPI_ERR_OUT_OF_RESOURCE;

@@ -71,9 +71,8 @@ static ompi_osc_newrma_peer_t *peer_lookup(ompi_osc_newrma_module_t *module, int
 {
     int at = peer_position(module, rank);
 
-    return at < module->peer_count && module->peer_index[at]->rank == rank
-               ? module->peer_index[at]
-               : NULL;
+    return at < module->peer_count && module->peer_index[at]->rank == rank ? module->peer_index[at]
+                                                                           : NULL;
 }
 
 /* Room for one more pointer in the index, doubling (PEERS held). */

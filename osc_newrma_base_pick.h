@@ -30,7 +30,7 @@
 /** transfers a way is tried for (the first not counted) */
 #define OMPI_OSC_NEWRMA_PICK_TRIAL 3
 /** transfers the faster way is taken for before the other is tried again */
-#define OMPI_OSC_NEWRMA_PICK_STAY 32
+#define OMPI_OSC_NEWRMA_PICK_STAY     32
 #define OMPI_OSC_NEWRMA_PICK_STAY_MAX 1024
 
 typedef struct {
@@ -114,9 +114,9 @@ static inline void ompi_osc_newrma_pick_record(ompi_osc_newrma_pick_t *p, int wa
         p->measured = way;
         return;
     }
-    p->ns_per_kib[way] = 0 == was         ? sample
-                         : sample < was   ? (was + 3 * sample) / 4
-                                          : (3 * was + sample) / 4;
+    p->ns_per_kib[way] = 0 == was       ? sample
+                         : sample < was ? (was + 3 * sample) / 4
+                                        : (3 * was + sample) / 4;
 }
 
 #endif /* OMPI_OSC_NEWRMA_BASE_PICK_H */

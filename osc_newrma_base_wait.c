@@ -46,8 +46,8 @@ int ompi_osc_newrma_win_progress(ompi_osc_newrma_module_t *module)
     return wait_engine.win_progress(module);
 }
 
-int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target, int max)
+int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 int max)
 {
     return wait_engine.issue_target(module, target, max);
 }

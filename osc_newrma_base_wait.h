@@ -64,8 +64,8 @@ int ompi_osc_newrma_win_progress(ompi_osc_newrma_module_t *module);
 
 /** ISSUE_OPS_TARGET through the registered engine (window lock held): an
  * operation just queued goes out at once when its epoch allows. */
-int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target, int max);
+int ompi_osc_newrma_issue_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 int max);
 
 /** CLEANUP_WIN_AGGRESSIVE through the registered engine (window lock held). */
 int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource);

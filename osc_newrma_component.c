@@ -88,7 +88,8 @@ static void register_int(const char *name, const char *help, int *storage, int v
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
-static int component_register(void)
+/* The operation table, its pools and the synchronization engine. */
+static void register_core(void)
 {
     register_uint("priority",
                   "Priority of the newrma one-sided component; select it explicitly with "
@@ -160,6 +161,11 @@ static int component_register(void)
                   "its own agent (mailboxes, UCX worker) in the others; 1 every round, 0 is "
                   "taken as 1 (default: 4)",
                   &component.wait_opal_every, 4);
+}
+
+/* How the UCX path moves operations: aggregation, rendezvous, RDMA. */
+static void register_ucx_transfers(void)
+{
     register_ulong("aggregate_bytes",
                    "UCX path: small PUT and accumulate packets to one target, and the RMA_DONE "
                    "or UNLOCK behind them, are packed into one active message of up to this many "
@@ -221,12 +227,19 @@ static int component_register(void)
                    "are queued with it, unless UNLOCK or COMPLETE closes its epoch; its origin "
                    "buffer is free once UCX has sent it; 0 never (default: 4096)",
                    &component.put_rdma_bytes, 4096);
+}
+
+/* Mailboxes, cross-memory copies, message buffers, the fence's exchange and
+ * the accumulate rule. */
+static void register_paths(void)
+{
     register_bool("mailbox",
                   "A contiguous PUT, GET or accumulate-class operation (MPI_Accumulate, "
                   "MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of at most 32 "
                   "bytes, or of up to 2048 bytes in the slot's area (not a CAS, nor a PUT of "
-                  "put_rdma_bytes or more, which RDMA serves), that is alone at a node-local peer of a window whose memory is the "
-                  "user's (MPI_Win_create, dynamic windows, all ranks on one node) goes through "
+                  "put_rdma_bytes or more, which RDMA serves), that is alone at a node-local "
+                  "peer of a window whose memory is the user's (MPI_Win_create, dynamic "
+                  "windows, all ranks on one node) goes through "
                   "a mailbox slot in the window's shared segment, which the target's agent polls "
                   "and answers in place, instead of a UCX active message and its answer: one "
                   "round trip through shared memory instead of about 9,000 instructions of "
@@ -303,6 +316,11 @@ static int component_register(void)
                   "plain, vectorized loops (one message for many operations, and large "
                   "accumulates at memory speed) (default: 0)",
                   &component.acc_atomics, false);
+}
+
+/* Caches kept across windows, test hooks and counters. */
+static void register_caches_and_hooks(void)
+{
     register_ulong("shm_cache_bytes",
                    "Bytes of shared-memory segments of freed windows each process keeps mapped "
                    "for the next windows of the same node ranks (creating and unmapping a "
@@ -351,6 +369,14 @@ static int component_register(void)
                   "performance variables osc_newrma_* (this process) and osc_newrma_win_* "
                   "(bound to a window) at any time (default: 0)",
                   &component.stats, false);
+}
+
+static int component_register(void)
+{
+    register_core();
+    register_ucx_transfers();
+    register_paths();
+    register_caches_and_hooks();
     return ompi_osc_newrma_stats_register();
 }
 

@@ -153,8 +153,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     ret |= config_long(info, "aggregate_bytes", 0, (long) component.aggregate_bytes, &agg_bytes);
     ret |= config_long(info, "aggregate_threshold", 0, (long) component.aggregate_threshold,
                        &agg_threshold);
-    ret |= config_long(info, "rndv_threshold", 0, (long) component.rndv_threshold,
-                       &rndv_threshold);
+    ret |= config_long(info, "rndv_threshold", 0, (long) component.rndv_threshold, &rndv_threshold);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
     ret |= config_bool(info, "lock_parallel", component.lock_parallel, &c->lock_parallel);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
@@ -242,10 +241,9 @@ static int module_memory(ompi_osc_newrma_module_t *module, void **base, size_t s
                 return OMPI_ERR_RMA_SHARED; /* the same on every rank */
             }
             module->shm.direct = module->config.shm;
-            return ompi_osc_newrma_shm_allocate(module, size, module->config.alloc_shared_noncontig,
-                                                status,
-                                                !module->shm.direct && module_need_addresses(module),
-                                                &module->base);
+            return ompi_osc_newrma_shm_allocate(
+                module, size, module->config.alloc_shared_noncontig, status,
+                !module->shm.direct && module_need_addresses(module), &module->base);
         case MPI_WIN_FLAVOR_ALLOCATE:
             if (module->config.shm) {
                 module->shm.direct = true;
@@ -545,9 +543,9 @@ static char *info_bool(bool value)
 }
 
 /* The hints newrma reads; alloc_shared_noncontig on shared windows only. */
-static const char *const module_info_keys[] = {"no_locks", "accumulate_ordering", "accumulate_ops",
-                                               "same_size", "same_disp_unit",
-                                               "alloc_shared_noncontig"};
+static const char *const module_info_keys[] = {"no_locks",       "accumulate_ordering",
+                                               "accumulate_ops", "same_size",
+                                               "same_disp_unit", "alloc_shared_noncontig"};
 
 /* The value in effect for one of module_info_keys. */
 static char *module_info_in_effect(const ompi_osc_newrma_config_t *c, const char *key)
@@ -663,8 +661,8 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
     module->node_direct = OMPI_SUCCESS == ret && module->shm.direct &&
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
-    module->mbox_ok = OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) &&
-                      component.mailbox;
+    module->mbox_ok =
+        OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) && component.mailbox;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */
@@ -785,12 +783,13 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->comm_keep = true;
     module->ready = true;
     module_open_to_packets(module);
-    OSC_NEWRMA_VERBOSE(10,
-                       "window %u created: flavor %d, %zu bytes, at most %d slots, shm %s, %d of %d "
-                       "ranks in the segment",
-                       module->cid, flavor, module->size, module->config.slots,
-                       module->shm.direct ? "direct" : "off",
-                       module->shm.active ? module->shm.node_size : 0, module->comm_size);
+    OSC_NEWRMA_VERBOSE(
+        10,
+        "window %u created: flavor %d, %zu bytes, at most %d slots, shm %s, %d of %d "
+        "ranks in the segment",
+        module->cid, flavor, module->size, module->config.slots,
+        module->shm.direct ? "direct" : "off", module->shm.active ? module->shm.node_size : 0,
+        module->comm_size);
     return OMPI_SUCCESS;
 }
 

@@ -88,8 +88,8 @@ static int rma_peer_ep(ompi_osc_newrma_module_t *module, int rank, ucp_ep_h *ep_
     if (NULL == peer->ep) {
         bool emulated;
 
-        ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, rank), &peer->ep,
-                                     &emulated);
+        ret =
+            ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, rank), &peer->ep, &emulated);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
@@ -309,8 +309,7 @@ static int rma_resolve(ompi_osc_newrma_module_t *module, const rma_args_t *a, rm
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (!rma_window_offset(module, peer, a->target_disp, lo, hi, &offset) ||
-        NULL == peer->rkey) {
+    if (!rma_window_offset(module, peer, a->target_disp, lo, hi, &offset) || NULL == peer->rkey) {
         return OMPI_ERR_RMA_RANGE; /* outside, or the target exposed no memory */
     }
     mem->rkey = peer->rkey;
@@ -524,16 +523,14 @@ static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     return !(component.lone_rdma && NULL != op && ompi_osc_newrma_op_lone(target, op));
 }
 
-static bool op_size_as_packets(ompi_osc_newrma_module_t *module,
-                               ompi_osc_newrma_target_t *target,
+static bool op_size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
 {
     return size_as_packets(module, target, op->kind, op->bytes, op);
 }
 
 bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
-                                   ompi_osc_newrma_target_t *target,
-                                   const ompi_osc_newrma_op_t *op)
+                                   ompi_osc_newrma_target_t *target, const ompi_osc_newrma_op_t *op)
 {
     ptrdiff_t toff;
 
@@ -569,14 +566,13 @@ static int op_put_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
 
-        ret = ompi_osc_newrma_pkt_put_bulk(module, target, op, stream + offset, len,
-                                           taddr + offset, false);
+        ret = ompi_osc_newrma_pkt_put_bulk(module, target, op, stream + offset, len, taddr + offset,
+                                           false);
     }
     return ret;
 }
 
-bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
-                               ompi_osc_newrma_target_t *target,
+bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
 {
     ompi_osc_newrma_peer_t *peer;
@@ -595,8 +591,8 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
     }
     peer = ompi_osc_newrma_peer(module, target->rank);
     if (0 == peer->cma_pid) {
-        peer->cma_pid = ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm,
-                                                                            target->rank));
+        peer->cma_pid =
+            ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, target->rank));
     }
     return peer->cma_pid > 0;
 }
@@ -611,8 +607,8 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
                   ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
 {
     int ret = ompi_osc_newrma_shm_cma(ompi_osc_newrma_peer(module, target->rank)->cma_pid,
-                                  OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
-                                  op->target_addr + (uint64_t) toff, op->bytes);
+                                      OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
+                                      op->target_addr + (uint64_t) toff, op->bytes);
     if (OMPI_SUCCESS == ret) {
         OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
                            OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "PUT" : "GET", op->bytes,
@@ -622,8 +618,8 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
     return ret;
 }
 
-void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module,
-                                   const ompi_osc_newrma_op_t *op, int way, uint64_t ns)
+void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op,
+                                   int way, uint64_t ns)
 {
     ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_GET == op->kind];
 
@@ -718,7 +714,8 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         }
     }
     if (ompi_osc_newrma_op_as_packets(module, target, op)) {
-        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET, op->bytes);
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_PACKET,
+                                op->bytes);
         if (OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
             return contig ? op_put_packets(module, target, op, s.stream,
                                            op->target_addr + (uint64_t) toff)
@@ -913,9 +910,8 @@ static inline bool rma_stream_takes(const ompi_osc_newrma_target_t *target,
  * GET must see an earlier PUT or accumulate of its origin (location
  * consistency, as ARMCI-MPI relies on: tests/mpi/loc_consistency.c). */
 static ompi_osc_newrma_target_t *rma_stream_target(ompi_osc_newrma_module_t *module,
-                                                   const rma_args_t *a,
-                                                   rma_target_mem_t *mem, size_t bytes,
-                                                   ptrdiff_t *toff, ptrdiff_t *ooff)
+                                                   const rma_args_t *a, rma_target_mem_t *mem,
+                                                   size_t bytes, ptrdiff_t *toff, ptrdiff_t *ooff)
 {
     bool get = OMPI_OSC_NEWRMA_OP_GET == a->kind;
     ompi_osc_newrma_target_t *target = mem->target;
@@ -953,8 +949,8 @@ static void rma_packed_count(ompi_osc_newrma_module_t *module, ompi_osc_newrma_o
  * Order is kept: nothing of this target waits in its queue, and packets
  * are applied in the order they were packed; an accumulate behind them is
  * queued as before.  @return true when served (*@p ret its status). */
-static bool rma_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       rma_target_mem_t *mem, size_t bytes, int *ret)
+static bool rma_packed(ompi_osc_newrma_module_t *module, const rma_args_t *a, rma_target_mem_t *mem,
+                       size_t bytes, int *ret)
 {
     ptrdiff_t ooff, toff;
     ompi_osc_newrma_target_t *target = rma_stream_target(module, a, mem, bytes, &toff, &ooff);
@@ -1009,8 +1005,8 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff;
 
-    if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request ||
-        NULL != mem->region || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
+    if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request || NULL != mem->region ||
+        OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         bytes > module->config.aggregate_threshold ||
         (component.cma_bytes > 0 && bytes >= component.cma_bytes)) {
         return false;
@@ -1093,10 +1089,10 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         return false;
     }
     if (!ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
-        (NULL != a->origin_dt && !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count,
-                                                               &ooff)) ||
-        (NULL != a->result_dt && !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count,
-                                                               &roff)) ||
+        (NULL != a->origin_dt &&
+         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) ||
+        (NULL != a->result_dt &&
+         !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &roff)) ||
         (NULL == target && OMPI_SUCCESS != rma_target(module, a, &target)) ||
         !rma_target_open(module, mem, target)) {
         return false; /* a failure to make the element is the queueing's to report */
@@ -1116,8 +1112,8 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
 }
 
 /* Queue the access as an op element on its target element (RMA_OP). */
-static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                       rma_target_mem_t *mem, size_t bytes, bool *queued)
+static int rma_enqueue(ompi_osc_newrma_module_t *module, const rma_args_t *a, rma_target_mem_t *mem,
+                       size_t bytes, bool *queued)
 {
     ompi_osc_newrma_target_t *target;
     ompi_osc_newrma_op_t *op;
@@ -1319,8 +1315,8 @@ static rma_args_t rma_args(ompi_osc_newrma_op_kind_t kind, const void *origin_ad
  * saved registers stay out of the fast path's frame. */
 static __opal_attribute_noinline__ int
 rma_put_get(ompi_osc_newrma_op_kind_t kind, const void *origin_addr, int origin_count,
-            struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
-            int target_count, struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+            struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp, int target_count,
+            struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
     rma_args_t a = rma_args(kind, origin_addr, origin_count, origin_dt, target, target_disp,
                             target_count, target_dt);
@@ -1562,18 +1558,17 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
 
     t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
                       kind, &taddr, &bytes, &toff, &ooff);
-    if (NULL == t || (OMPI_OSC_NEWRMA_OP_GET == kind ? !rma_get_as_packet(module, t, bytes)
-                                                     : !size_as_packets(module, t, kind, bytes,
-                                                                        NULL))) {
+    if (NULL == t ||
+        (OMPI_OSC_NEWRMA_OP_GET == kind ? !rma_get_as_packet(module, t, bytes)
+                                        : !size_as_packets(module, t, kind, bytes, NULL))) {
         return false;
     }
     taddr += (uint64_t) toff;
-    *ret_p = packed_done(module, kind, bytes,
-                         OMPI_OSC_NEWRMA_OP_GET == kind
-                             ? ompi_osc_newrma_pkt_get_packed(module, t, origin_addr + ooff, bytes,
-                                                              taddr)
-                             : ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes,
-                                                              taddr));
+    *ret_p = packed_done(
+        module, kind, bytes,
+        OMPI_OSC_NEWRMA_OP_GET == kind
+            ? ompi_osc_newrma_pkt_get_packed(module, t, origin_addr + ooff, bytes, taddr)
+            : ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes, taddr));
     return true;
 }
 
@@ -1638,8 +1633,8 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
     }
-    if (put_get_packed(module, OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt,
-                       target, target_disp, target_count, target_dt, &ret)) {
+    if (put_get_packed(module, OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
+                       target_disp, target_count, target_dt, &ret)) {
         return ret;
     }
     return rma_put_get(OMPI_OSC_NEWRMA_OP_GET, origin_addr, origin_count, origin_dt, target,
@@ -1716,8 +1711,8 @@ acc_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin
     if ((unsigned) target >= (unsigned) module->comm_size ||
         MPI_WIN_FLAVOR_DYNAMIC == module->flavor || origin_dt != target_dt ||
         !ompi_datatype_is_predefined(target_dt) || ompi_osc_newrma_acc_is_no_op(op) ||
-        OMPI_SUCCESS != ompi_osc_newrma_acc_check(OMPI_OSC_NEWRMA_OP_ACC, op, origin_dt,
-                                                  target_dt, NULL, &basic)) {
+        OMPI_SUCCESS != ompi_osc_newrma_acc_check(OMPI_OSC_NEWRMA_OP_ACC, op, origin_dt, target_dt,
+                                                  NULL, &basic)) {
         return false;
     }
     ompi_osc_newrma_module_lock(module);

@@ -20,8 +20,8 @@
  * nanoseconds by way @p way (OMPI_OSC_NEWRMA_CMA_WAY_*): a sample for the
  * window's pick between the copy and UCX's transfer (window lock held).
  */
-void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module,
-                                   const ompi_osc_newrma_op_t *op, int way, uint64_t ns);
+void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op,
+                                   int way, uint64_t ns);
 
 /**
  * @p op (a contiguous PUT or GET of at least osc_newrma_cma_bytes to a
@@ -29,8 +29,7 @@ void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module,
  * @p target's list) goes as one cross-memory copy, complete when issued.
  * Looks the peer's process id up once.
  */
-bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module,
-                               ompi_osc_newrma_target_t *target,
+bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op);
 
 /** True when a PUT or GET @p op to @p target travels as packets behind the

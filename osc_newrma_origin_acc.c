@@ -51,9 +51,9 @@ int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
      * time, and its copy came on top; and a small one's unpacking through
      * the datatype engine cost 280 instructions of a FETCH_AND_OP */
     op->result_direct = ompi_osc_newrma_dtype_contig(op->result_dt, op->result_count, &offset);
-    op->result_stream = op->result_direct ? (char *) op->result_addr + offset
+    op->result_stream = op->result_direct                        ? (char *) op->result_addr + offset
                         : op->bytes <= sizeof(op->result_inline) ? op->result_inline
-                                                                  : malloc(op->bytes);
+                                                                 : malloc(op->bytes);
     return NULL == op->result_stream ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 

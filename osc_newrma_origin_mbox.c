@@ -57,8 +57,7 @@ static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target
 /* What the access puts in the slot (of window rank @p rank's mailbox): its
  * operands (a CAS's compare value after them). */
 static void mbox_fill(const ompi_osc_newrma_module_t *module, int rank,
-                      const ompi_osc_newrma_mbox_access_t *access,
-                      ompi_osc_newrma_shm_mbox_t *slot)
+                      const ompi_osc_newrma_mbox_access_t *access, ompi_osc_newrma_shm_mbox_t *slot)
 {
     bool acc = ompi_osc_newrma_op_kind_is_acc(access->kind);
     char *data;
@@ -66,11 +65,10 @@ static void mbox_fill(const ompi_osc_newrma_module_t *module, int rank,
     slot->kind = (uint8_t) access->kind;
     slot->len = (uint16_t) access->bytes;
     data = ompi_osc_newrma_shm_mbox_data(module, rank, slot);
-    slot->acc_op = (uint16_t) (acc && NULL != access->acc_op ? access->acc_op->o_f_to_c_index
-                                                              : 0);
+    slot->acc_op = (uint16_t) (acc && NULL != access->acc_op ? access->acc_op->o_f_to_c_index : 0);
     slot->acc_dt = (uint16_t) (acc ? access->acc_basic->d_f_to_c_index : 0);
-    slot->fetch = OMPI_OSC_NEWRMA_OP_GET == access->kind ||
-                  ompi_osc_newrma_op_kind_fetches(access->kind);
+    slot->fetch =
+        OMPI_OSC_NEWRMA_OP_GET == access->kind || ompi_osc_newrma_op_kind_fetches(access->kind);
     if (NULL != access->operands) {
         memcpy(data, access->operands, access->bytes);
     }
@@ -125,9 +123,8 @@ static int mbox_op_dest(ompi_osc_newrma_op_t *op, char *stream, char **dest_p)
     return ret;
 }
 
-bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                char *stream, int *ret_p)
+bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_op_t *op, char *stream, int *ret_p)
 {
     ompi_osc_newrma_mbox_access_t access = {.kind = op->kind,
                                             .bytes = op->bytes,
@@ -167,8 +164,7 @@ bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
                                       const ompi_osc_newrma_mbox_access_t *access, int *ret_p)
 {
     if (!ompi_osc_newrma_mbox_fits(access->kind, access->bytes) ||
-        !mbox_target_idle(module, target) ||
-        !mbox_post(module, target, access, NULL)) {
+        !mbox_target_idle(module, target) || !mbox_post(module, target, access, NULL)) {
         return false;
     }
     *ret_p = OMPI_SUCCESS;

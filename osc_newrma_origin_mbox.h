@@ -82,9 +82,8 @@ bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
  * GET's destination).  @return true when it went (*@p ret_p its result),
  * false when it takes another path.
  */
-bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module,
-                                ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                char *stream, int *ret_p);
+bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_op_t *op, char *stream, int *ret_p);
 
 /** Origin: take the answer of @p target's slot if it has come (window lock
  * held).  @return 1 when taken, else 0. */

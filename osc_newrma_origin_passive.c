@@ -74,7 +74,8 @@ static void passive_lock_begin(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 
 static ompi_osc_newrma_peer_t *passive_peer_of(opal_list_item_t *item)
 {
-    return (ompi_osc_newrma_peer_t *) ((char *) item - offsetof(ompi_osc_newrma_peer_t, locked_item));
+    return (ompi_osc_newrma_peer_t *) ((char *) item -
+                                       offsetof(ompi_osc_newrma_peer_t, locked_item));
 }
 
 static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
@@ -148,7 +149,7 @@ static void passive_scan_unrequested(ompi_osc_newrma_module_t *module, passive_u
     ompi_osc_newrma_target_t *target;
     int seq;
 
-    *scan = (passive_unrequested_t) {NULL, 0, 0};
+    *scan = (passive_unrequested_t){NULL, 0, 0};
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
         if (!passive_unrequested(target)) {
@@ -179,9 +180,9 @@ static bool passive_settling(ompi_osc_newrma_target_t *target)
     if (OMPI_OSC_NEWRMA_LOCK_ISSUED != target->lock_state) {
         return false;
     }
-    return target->lock_try ? OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED != target->lock_reply
-                            : OMPI_OSC_NEWRMA_LOCK_REPLY_NONE != target->lock_reply &&
-                                  !target->unlock_sent;
+    return target->lock_try
+               ? OMPI_OSC_NEWRMA_LOCK_REPLY_REFUSED != target->lock_reply
+               : OMPI_OSC_NEWRMA_LOCK_REPLY_NONE != target->lock_reply && !target->unlock_sent;
 }
 
 typedef enum {
@@ -372,8 +373,7 @@ static void passive_resend_single(ompi_osc_newrma_target_t *target)
     opal_atomic_add_fetch_32(&target->ack_counter, -1);
 }
 
-static int passive_issued_update(ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_target_t *target)
+static int passive_issued_update(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
     int ret;
 
@@ -712,7 +712,7 @@ static int send_single(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_
     OSC_NEWRMA_VERBOSE(30, "single op: LOCK + op %d of %zu bytes + UNLOCK to rank %d in one packet",
                        (int) op->kind, op->bytes, target->rank);
     ret = ompi_osc_newrma_pkt_send_counted(module, op->ep, target->rank, &hdr, payload, payload_len,
-                           &target->ack_counter);
+                                           &target->ack_counter);
     if (OMPI_SUCCESS != ret) {
         op->outstanding = 0;
         op->issued = false;
@@ -861,8 +861,7 @@ static void passive_finish(ompi_osc_newrma_module_t *module, int rank,
         }
         return;
     }
-    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
-         target = next) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target; target = next) {
         next = ompi_osc_newrma_optable_next(&module->table, target);
         passive_finish_target(module, target, flag);
     }
@@ -878,8 +877,7 @@ static bool passive_mbox_only(ompi_osc_newrma_target_t *target)
 /* Looked up again on every poll, as in passive_done. */
 static bool passive_mbox_answered(ompi_osc_newrma_module_t *module, void *arg)
 {
-    ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_lookup(&module->table,
-                                                                      *(int *) arg);
+    ompi_osc_newrma_target_t *target = ompi_osc_newrma_optable_lookup(&module->table, *(int *) arg);
 
     return NULL == target || NULL == target->mbox_slot ||
            ompi_osc_newrma_mbox_reap_target(module, target) > 0;
@@ -1091,7 +1089,6 @@ static bool unlock_direct_fast(ompi_osc_newrma_module_t *module, int rank, int *
     }
     return true;
 }
-
 
 static int lock_locked(ompi_osc_newrma_module_t *module, int lock_type, int rank, int mpi_assert)
 {
@@ -1338,7 +1335,7 @@ static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag
     int ret;
 
     return passive_rank_done(ompi_osc_newrma_module(win), rank, &ret) ? ret
-                                                                       : flush_call(win, rank, flag);
+                                                                      : flush_call(win, rank, flag);
 }
 
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)

@@ -153,8 +153,8 @@ int ompi_osc_newrma_free_list_init(opal_free_list_t *list, size_t size, opal_cla
     int ret;
 
     OBJ_CONSTRUCT(list, opal_free_list_t);
-    ret = opal_free_list_init(list, size, opal_cache_line_size, cls, 0, 0, 0, -1, 16, NULL, 0,
-                              NULL, NULL, NULL);
+    ret = opal_free_list_init(list, size, opal_cache_line_size, cls, 0, 0, 0, -1, 16, NULL, 0, NULL,
+                              NULL, NULL);
     if (OPAL_SUCCESS != ret) {
         OBJ_DESTRUCT(list);
     }

@@ -283,8 +283,7 @@ static int cleanup_active_target(ompi_osc_newrma_module_t *module, ompi_osc_newr
         target->owed_at_call > 0 || OMPI_OSC_NEWRMA_SYNC_NONE == target->sync_flag) {
         return 0;
     }
-    if (!sync_flag_unanswered(target->sync_flag) &&
-        ompi_osc_newrma_target_owes_rma_done(target)) {
+    if (!sync_flag_unanswered(target->sync_flag) && ompi_osc_newrma_target_owes_rma_done(target)) {
         ret = ompi_osc_newrma_op_rma_done(module, target, &module->ack_counter);
         if (OMPI_SUCCESS != ret) {
             return ret;
@@ -300,8 +299,8 @@ static int cleanup_passive_target(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target)
 {
     if (!target->release_when_done || OMPI_OSC_NEWRMA_LOCK_GRANTED != target->lock_state ||
-        !opal_list_is_empty(&target->ops) || NULL != target->mbox_slot ||
-        target->ack_counter > 0 || target->flush_pending > 0 || target->owed_at_call > 0 ||
+        !opal_list_is_empty(&target->ops) || NULL != target->mbox_slot || target->ack_counter > 0 ||
+        target->flush_pending > 0 || target->owed_at_call > 0 ||
         ompi_osc_newrma_target_owes_rma_done(target) ||
         OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag) {
         return 0;
@@ -319,8 +318,7 @@ int ompi_osc_newrma_cleanup_win(ompi_osc_newrma_module_t *module)
                   OMPI_OSC_NEWRMA_WIN_NONE == module->win_state;
     int total = 0, ret;
 
-    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
-         target = next) {
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target; target = next) {
         next = ompi_osc_newrma_optable_next(&module->table, target);
         ret = ompi_osc_newrma_cleanup_target(module, target);
         if (ret >= 0) {
@@ -512,8 +510,7 @@ typedef struct {
 
 /* Some element of the table is on its way back to the pools: a target
  * element flagged for release, or op elements whose target is flushing. */
-static bool release_under_way(ompi_osc_newrma_module_t *module,
-                              ompi_osc_newrma_resource_t resource)
+static bool release_under_way(ompi_osc_newrma_module_t *module, ompi_osc_newrma_resource_t resource)
 {
     ompi_osc_newrma_target_t *target;
 
@@ -704,8 +701,8 @@ static int agent_mbox_poll(void)
     int applied = 0;
 
     for (int i = 0; i < component.mbox_nwindows; ++i) {
-        applied += ompi_osc_newrma_shm_mbox_poll(component.mbox_windows[i],
-                                                 ompi_osc_newrma_mbox_apply);
+        applied +=
+            ompi_osc_newrma_shm_mbox_poll(component.mbox_windows[i], ompi_osc_newrma_mbox_apply);
     }
     return applied;
 }
@@ -824,13 +821,12 @@ static bool peer_lost(ompi_osc_newrma_module_t *module)
         module->peer_lost = module->shm.active && ompi_osc_newrma_shm_peer_lost(module);
     }
     for (int rank = 0; look && rank < module->comm_size && !module->peer_lost; ++rank) {
-        module->peer_lost = rank != module->my_rank &&
-                            ompi_osc_newrma_ucx_proc_lost(ompi_comm_peer_lookup(module->comm, rank),
-                                                          true);
+        module->peer_lost =
+            rank != module->my_rank &&
+            ompi_osc_newrma_ucx_proc_lost(ompi_comm_peer_lookup(module->comm, rank), true);
     }
     if (module->peer_lost) {
-        OSC_NEWRMA_VERBOSE(1, "a peer of window %u died: its waits fail from now on",
-                           module->cid);
+        OSC_NEWRMA_VERBOSE(1, "a peer of window %u died: its waits fail from now on", module->cid);
     }
     return module->peer_lost;
 }

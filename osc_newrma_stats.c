@@ -124,7 +124,8 @@ static int pvar_process_value(const mca_base_pvar_t *pvar, void *value, void *ob
     (void) obj;
     ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
     sum = component.stats_retired;
-    OPAL_LIST_FOREACH (item, &component.windows, opal_list_item_t) {
+    OPAL_LIST_FOREACH(item, &component.windows, opal_list_item_t)
+    {
         ompi_osc_newrma_stats_read(ompi_osc_newrma_window_of(item), &one);
         stats_add(&sum, &one);
     }
@@ -142,7 +143,8 @@ static int pvar_window_value(const mca_base_pvar_t *pvar, void *value, void *obj
     opal_list_item_t *item;
 
     ompi_osc_newrma_mutex_lock(&component.windows_lock, OMPI_OSC_NEWRMA_MUTEX_WINDOWS);
-    OPAL_LIST_FOREACH (item, &component.windows, opal_list_item_t) {
+    OPAL_LIST_FOREACH(item, &component.windows, opal_list_item_t)
+    {
         ompi_osc_newrma_module_t *module = ompi_osc_newrma_window_of(item);
 
         if (NULL != win && win->w_osc_module == &module->super) {
@@ -170,7 +172,7 @@ static int register_one(int index, bool window)
 {
     char name[64], help[320];
     int cls = OMPI_OSC_NEWRMA_STAT_LOCK_WAIT_NS == index ? MCA_BASE_PVAR_CLASS_TIMER
-                                                        : MCA_BASE_PVAR_CLASS_COUNTER;
+                                                         : MCA_BASE_PVAR_CLASS_COUNTER;
 
     snprintf(name, sizeof(name), "%s%s", window ? "win_" : "", stat_info[index].name);
     snprintf(help, sizeof(help), "%s (%s)", stat_info[index].help,
@@ -222,8 +224,8 @@ int ompi_osc_newrma_stats_window_done(ompi_osc_newrma_module_t *module)
         return OMPI_SUCCESS;
     }
     ompi_osc_newrma_stats_read(module, &mine);
-    ret = comm->c_coll->coll_reduce(mine.c, sum, OMPI_OSC_NEWRMA_STAT_MAX, MPI_UINT64_T, MPI_SUM,
-                                    0, comm, comm->c_coll->coll_reduce_module);
+    ret = comm->c_coll->coll_reduce(mine.c, sum, OMPI_OSC_NEWRMA_STAT_MAX, MPI_UINT64_T, MPI_SUM, 0,
+                                    comm, comm->c_coll->coll_reduce_module);
     if (OMPI_SUCCESS == ret && 0 == module->my_rank) {
         stats_print(module, sum);
     }

@@ -38,7 +38,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_SINGLE_OP_EPOCHS,
     OMPI_OSC_NEWRMA_STAT_PIGGYBACKED,
     OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED,
-    OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL, /**< PUTs aggregated without an op element */
+    OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL,  /**< PUTs aggregated without an op element */
     OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL, /**< accesses posted to a mailbox without one */
     OMPI_OSC_NEWRMA_STAT_RDMA_AT_CALL,    /**< GETs and PUTs by RDMA without one */
     OMPI_OSC_NEWRMA_STAT_MESSAGES,

@@ -110,15 +110,14 @@ static int fence_exchange(ompi_osc_newrma_module_t *module)
     }
     module->fence.owed_parity = (int) (module->fence.count & 1);
     module->fence.count++;
-    ret = alltoall
-              ? comm->c_coll->coll_ialltoall(module->fence.sent, 1, &ompi_mpi_int.dt,
-                                             module->fence.received, 1, &ompi_mpi_int.dt, comm,
-                                             &module->fence_req,
-                                             comm->c_coll->coll_ialltoall_module)
-              : comm->c_coll->coll_ireduce_scatter_block(
-                    module->fence.sent, module->fence.received, 1, &ompi_mpi_int.dt,
-                    &ompi_mpi_op_sum.op, comm, &module->fence_req,
-                    comm->c_coll->coll_ireduce_scatter_block_module);
+    ret = alltoall ? comm->c_coll->coll_ialltoall(module->fence.sent, 1, &ompi_mpi_int.dt,
+                                                  module->fence.received, 1, &ompi_mpi_int.dt, comm,
+                                                  &module->fence_req,
+                                                  comm->c_coll->coll_ialltoall_module)
+                   : comm->c_coll->coll_ireduce_scatter_block(
+                         module->fence.sent, module->fence.received, 1, &ompi_mpi_int.dt,
+                         &ompi_mpi_op_sum.op, comm, &module->fence_req,
+                         comm->c_coll->coll_ireduce_scatter_block_module);
     if (OMPI_SUCCESS != ret) {
         free(module->fence.received);
         module->fence.received = NULL;
@@ -622,10 +621,10 @@ static int start_locked(ompi_osc_newrma_module_t *module, ompi_group_t *group, i
     module->pscw_access.open = true;
     /* MPI_MODE_NOCHECK: the targets post no POST for this epoch */
     if (!(mpi_assert & MPI_MODE_NOCHECK)) {
-        ret = pscw_flags(module)     ? pscw_wait_posts(module, &module->pscw_access)
-              : pscw_packets(module) ? pscw_await_post_packets(module, &module->pscw_access)
-                                     : pscw_proc_sync(module, &module->pscw_access,
-                                                      PSCW_TAG_POST, false);
+        ret = pscw_flags(module) ? pscw_wait_posts(module, &module->pscw_access)
+              : pscw_packets(module)
+                  ? pscw_await_post_packets(module, &module->pscw_access)
+                  : pscw_proc_sync(module, &module->pscw_access, PSCW_TAG_POST, false);
     }
     if (OMPI_SUCCESS == ret) {
         ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_PSCW_START);
@@ -731,7 +730,8 @@ static int complete_locked(ompi_osc_newrma_module_t *module)
      * next epoch's WIN_START */
     ret = ompi_osc_newrma_progress_wait_unless(module, pscw_access_granted, NULL);
     if (OMPI_SUCCESS == ret) {
-        ret = pscw_packets(module) ? complete_by_packets(module, g) : complete_by_messages(module, g);
+        ret =
+            pscw_packets(module) ? complete_by_packets(module, g) : complete_by_messages(module, g);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -867,8 +867,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
     *flag = 0;
     opal_progress();
     ompi_osc_newrma_module_lock(module);
-    ret = module->pscw_exposure.open ? ompi_osc_newrma_win_progress(module)
-                                     : OMPI_ERR_RMA_SYNC;
+    ret = module->pscw_exposure.open ? ompi_osc_newrma_win_progress(module) : OMPI_ERR_RMA_SYNC;
     if (ret >= 0) {
         ret = OMPI_SUCCESS;
         if (pscw_exposure_done(module, &module->pscw_exposure)) {

@@ -82,8 +82,8 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
             return OMPI_SUCCESS;
         }
         if (NULL != op && MPI_OP_NULL != op &&
-            ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
-                                       target, ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
+            ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic, target,
+                                       ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
                                        slot->fetch ? result : NULL, slot->len,
                                        &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * osc/newrma: the target-side lock queue and direct access to lock words (see osc_newrma_target_lock.h).
+ * osc/newrma: the target-side lock queue and direct access to lock words (see
+ * osc_newrma_target_lock.h).
  */
 #include "ompi_config.h"
 
@@ -211,7 +212,7 @@ int ompi_osc_newrma_lock_queue_progress(ompi_osc_newrma_module_t *module)
     while (!opal_list_is_empty(&module->lock_queue)) {
         waiter = (lock_waiter_t *) opal_list_get_first(&module->lock_queue);
         if (!ompi_osc_newrma_lockword_try_enter(module->my_lock, waiter->lock_type,
-                                                 waiter->ticket)) {
+                                                waiter->ticket)) {
             break;
         }
         opal_list_remove_first(&module->lock_queue);

@@ -613,8 +613,7 @@ bool ompi_osc_newrma_shm_sync_wanted(const ompi_osc_newrma_module_t *module)
            !ompi_group_have_remote_peers(module->comm->c_local_group);
 }
 
-int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status,
-                                    bool addresses)
+int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status, bool addresses)
 {
     int ret;
 
@@ -790,8 +789,8 @@ char *ompi_osc_newrma_shm_mbox_data(const ompi_osc_newrma_module_t *module, int 
     if (slot->len <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
         return slot->data;
     }
-    index = (size_t) rank * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS +
-            (size_t) (slot - shm_mbox(module, rank));
+    index =
+        (size_t) rank * OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS + (size_t) (slot - shm_mbox(module, rank));
     return module->shm.mbox_areas + index * OMPI_OSC_NEWRMA_SHM_MBOX_AREA;
 }
 

@@ -59,7 +59,7 @@ typedef struct {
  * (a page of its own, touched only by the ops that use it): an op of more
  * than OMPI_OSC_NEWRMA_SHM_MBOX_BYTES carries its operands there, and the
  * target stores the old values after them, so it holds up to half */
-#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA 4096
+#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA       4096
 #define OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES (OMPI_OSC_NEWRMA_SHM_MBOX_AREA / 2)
 
 typedef enum {
@@ -115,7 +115,8 @@ char *ompi_osc_newrma_shm_mbox_data(const ompi_osc_newrma_module_t *module, int 
 /** Where the agent stores a fetching op's old values: after the operands
  * (in the slot, after room for a CAS's compare value, so that an op of up
  * to 13 bytes stays in the slot's first cache line). */
-static inline char *ompi_osc_newrma_shm_mbox_result(char *data, const ompi_osc_newrma_shm_mbox_t *slot)
+static inline char *ompi_osc_newrma_shm_mbox_result(char *data,
+                                                    const ompi_osc_newrma_shm_mbox_t *slot)
 {
     return data + (slot->len > OMPI_OSC_NEWRMA_SHM_MBOX_BYTES ? 1 : 2) * (size_t) slot->len;
 }
@@ -207,8 +208,7 @@ bool ompi_osc_newrma_shm_sync_wanted(const ompi_osc_newrma_module_t *module);
  * this rank lacks a peer's worker address (told to all, so that the
  * creation needs no further agreement when the segment is a reused one).
  */
-int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status,
-                                    bool addresses);
+int ompi_osc_newrma_shm_sync_attach(ompi_osc_newrma_module_t *module, int status, bool addresses);
 
 /**
  * Window creation is complete on every node-local rank (they have all

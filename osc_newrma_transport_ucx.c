@@ -923,8 +923,8 @@ static void ucx_at_call_cb(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
-                                     uint64_t raddr, ucp_rkey_h rkey, void *ctx)
+int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len, uint64_t raddr,
+                                     ucp_rkey_h rkey, void *ctx)
 {
     ucs_status_ptr_t req = ucx_rma_nbx(put, ep, buf, len, raddr, rkey, ucx_at_call_cb, ctx);
 

@@ -55,9 +55,8 @@ struct ompi_osc_newrma_endpoint_t {
  * bytes, for ompi_osc_newrma_ucx_am_recv (not kept: cancelled).
  * @return true when it was kept.
  */
-typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_len,
-                                                   void *payload, size_t payload_len,
-                                                   bool may_keep, bool rndv);
+typedef bool (*ompi_osc_newrma_ucx_am_deliver_fn_t)(const void *hdr, size_t hdr_len, void *payload,
+                                                    size_t payload_len, bool may_keep, bool rndv);
 
 /** Completion of ompi_osc_newrma_ucx_am_recv, _am_send_rndv and
  * _rdma_at_call: OMPI_SUCCESS or an error. */
@@ -140,8 +139,8 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
  * it may take no lock above INBOX), unless this returns an error (then
  * nothing started).
  */
-int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len,
-                                     uint64_t raddr, ucp_rkey_h rkey, void *ctx);
+int ompi_osc_newrma_ucx_rdma_at_call(bool put, ucp_ep_h ep, void *buf, size_t len, uint64_t raddr,
+                                     ucp_rkey_h rkey, void *ctx);
 
 /**
  * Start one UCX atomic of @p op on a @p size-byte element at @p raddr:
@@ -216,9 +215,9 @@ int ompi_osc_newrma_ucx_am_send_op(ompi_osc_newrma_op_t *op, ucp_ep_h ep, const 
  * until @p done(@p ctx) runs (at once, or from UCX progress: no lock above
  * INBOX), once, unless this returns an error.
  */
-int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len,
-                                     const void *data, size_t len,
-                                     ompi_osc_newrma_ucx_recv_done_fn_t done, void *ctx);
+int ompi_osc_newrma_ucx_am_send_rndv(ucp_ep_h ep, const void *hdr, size_t hdr_len, const void *data,
+                                     size_t len, ompi_osc_newrma_ucx_recv_done_fn_t done,
+                                     void *ctx);
 
 /**
  * Receive a rendezvous active message's payload (@p desc, from the deliver

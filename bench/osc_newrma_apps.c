@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TILE 48
+#define TILE  48
 #define TASKS 256
 
 static int me, nprocs;
@@ -79,7 +79,8 @@ static void tasks(int n)
 {
     int nt = n / TILE, g_a = create2(n, n, "A"), g_c = create2(n, n, "C"), one[1] = {1};
     int g_cnt = NGA_Create(C_LONG, 1, one, "counter", NULL), zero[1] = {0}, ok = 1;
-    double t0, *tile = malloc(sizeof(double) * TILE * TILE), *sq = malloc(sizeof(double) * TILE * TILE);
+    double t0, *tile = malloc(sizeof(double) * TILE * TILE),
+               *sq = malloc(sizeof(double) * TILE * TILE);
     double alpha = 1.0;
     long t;
 

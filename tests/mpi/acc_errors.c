@@ -82,12 +82,12 @@ int main(int argc, char **argv)
     {
         /* no bitwise reduction of floating point (MPI-3.1 5.9.2) */
         double dv = 1.0, dr = 0.0;
-        mtest_expect_class(MPI_Accumulate(&dv, 1, MPI_DOUBLE, other, w.disp0[other], 1,
-                                          MPI_DOUBLE, MPI_BAND, w.win),
+        mtest_expect_class(MPI_Accumulate(&dv, 1, MPI_DOUBLE, other, w.disp0[other], 1, MPI_DOUBLE,
+                                          MPI_BAND, w.win),
                            MPI_ERR_OP, MPI_ERR_OP, "BAND on MPI_DOUBLE");
-        mtest_expect_class(MPI_Fetch_and_op(&dv, &dr, MPI_DOUBLE, other, w.disp0[other], MPI_BXOR,
-                                            w.win),
-                           MPI_ERR_OP, MPI_ERR_OP, "fetch_and_op BXOR on MPI_DOUBLE");
+        mtest_expect_class(
+            MPI_Fetch_and_op(&dv, &dr, MPI_DOUBLE, other, w.disp0[other], MPI_BXOR, w.win),
+            MPI_ERR_OP, MPI_ERR_OP, "fetch_and_op BXOR on MPI_DOUBLE");
     }
     mtest_expect_class(
         MPI_Accumulate(zero, 1, mixed, other, w.disp0[other], 1, mixed, MPI_REPLACE, w.win),

@@ -45,17 +45,16 @@
 
 #include "mtest.h"
 
-#define SLOT     4096 /* bytes of window per case */
-#define NCASE    20
-#define NI64     (SLOT / 8)
-#define CONTEND  (NCASE * SLOT)
+#define SLOT      4096 /* bytes of window per case */
+#define NCASE     20
+#define NI64      (SLOT / 8)
+#define CONTEND   (NCASE * SLOT)
 #define WIN_BYTES (CONTEND + 4 * SLOT)
-#define ROUNDS   200
+#define ROUNDS    200
 
 enum { MAILBOX, PACKET, AT_CALL, NPATH };
-static const char *const path_names[NPATH] = {"osc_newrma_win_ops_mailbox",
-                                              "osc_newrma_win_ops_packet",
-                                              "osc_newrma_win_mailbox_at_call"};
+static const char *const path_names[NPATH] = {
+    "osc_newrma_win_ops_mailbox", "osc_newrma_win_ops_packet", "osc_newrma_win_mailbox_at_call"};
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle path_h[NPATH];
 static int nprocs, right, left;
@@ -85,13 +84,27 @@ static void init_slot(int c, unsigned char *slot, int owner)
 {
     memset(slot, 0, SLOT);
     switch (c) {
-        case 0: *(int64_t *) slot = 1000 + owner; break;
-        case 1: *(int8_t *) slot = (int8_t) (-3 - owner); break;
-        case 2: *(int16_t *) slot = (int16_t) (7000 + owner); break;
-        case 3: *(double *) slot = 0.5 + owner; break;
-        case 4: *(int32_t *) slot = 42 + owner; break;
-        case 5: ((dint_t *) slot)->v = 2.0, ((dint_t *) slot)->i = owner; break;
-        case 6: *(long double *) slot = 1.25L + owner; break;
+        case 0:
+            *(int64_t *) slot = 1000 + owner;
+            break;
+        case 1:
+            *(int8_t *) slot = (int8_t) (-3 - owner);
+            break;
+        case 2:
+            *(int16_t *) slot = (int16_t) (7000 + owner);
+            break;
+        case 3:
+            *(double *) slot = 0.5 + owner;
+            break;
+        case 4:
+            *(int32_t *) slot = 42 + owner;
+            break;
+        case 5:
+            ((dint_t *) slot)->v = 2.0, ((dint_t *) slot)->i = owner;
+            break;
+        case 6:
+            *(long double *) slot = 1.25L + owner;
+            break;
         case 7:
         case 8:
         case 12:
@@ -110,12 +123,17 @@ static void init_slot(int c, unsigned char *slot, int owner)
 static int case_i64s(int c)
 {
     switch (c) {
-        case 7: return 4;
-        case 8: return 5;
+        case 7:
+            return 4;
+        case 8:
+            return 5;
         case 12:
-        case 13: return 256;
-        case 14: return 257;
-        default: return 0;
+        case 13:
+            return 256;
+        case 14:
+            return 257;
+        default:
+            return 0;
     }
 }
 
@@ -174,8 +192,7 @@ static int issue_case(int c, int target, int me, unsigned char *result)
             return MPI_Get_accumulate(NULL, 0, MPI_INT16_T, result, 1, MPI_INT16_T, target,
                                       disp(target, at), 1, MPI_INT16_T, MPI_NO_OP, win);
         case 3:
-            return MPI_Fetch_and_op(&d, result, MPI_DOUBLE, target, disp(target, at), MPI_SUM,
-                                    win);
+            return MPI_Fetch_and_op(&d, result, MPI_DOUBLE, target, disp(target, at), MPI_SUM, win);
         case 4:
             return MPI_Compare_and_swap(&cas_new, &cas_cmp, result, MPI_INT32_T, target,
                                         disp(target, at), win);
@@ -224,7 +241,8 @@ static void check_result(int c, const unsigned char *result, int target, const c
                         *(const int32_t *) result);
             break;
         case 5:
-            MTEST_CHECK(((const dint_t *) result)->v == 2.0 && ((const dint_t *) result)->i == target,
+            MTEST_CHECK(((const dint_t *) result)->v == 2.0 &&
+                            ((const dint_t *) result)->i == target,
                         "%s: MAXLOC fetched (%g, %d)", sync, ((const dint_t *) result)->v,
                         ((const dint_t *) result)->i);
             break;
@@ -235,8 +253,8 @@ static void check_result(int c, const unsigned char *result, int target, const c
             unsigned char want[SLOT];
 
             mtest_fill(want, SLOT, 0x100u + (uint32_t) target);
-            MTEST_CHECK(0 == memcmp(result, want, case_get(c)), "%s: GET of %zu bytes wrong",
-                        sync, case_get(c));
+            MTEST_CHECK(0 == memcmp(result, want, case_get(c)), "%s: GET of %zu bytes wrong", sync,
+                        case_get(c));
             break;
         }
         case 13: {
@@ -261,15 +279,27 @@ static void check_slot(int c, const unsigned char *slot, const char *sync)
     bool ok;
 
     switch (c) {
-        case 0: ok = *(const int64_t *) slot == 1000 + me + 1; break;
-        case 1: ok = *(const int8_t *) slot == (int8_t) (left + 1); break;
-        case 2: ok = *(const int16_t *) slot == 7000 + me; break;
-        case 3: ok = *(const double *) slot == 2.0 + me; break;
-        case 4: ok = *(const int32_t *) slot == 100 + left; break;
+        case 0:
+            ok = *(const int64_t *) slot == 1000 + me + 1;
+            break;
+        case 1:
+            ok = *(const int8_t *) slot == (int8_t) (left + 1);
+            break;
+        case 2:
+            ok = *(const int16_t *) slot == 7000 + me;
+            break;
+        case 3:
+            ok = *(const double *) slot == 2.0 + me;
+            break;
+        case 4:
+            ok = *(const int32_t *) slot == 100 + left;
+            break;
         case 5:
             ok = ((const dint_t *) slot)->v == 3.0 && ((const dint_t *) slot)->i == left;
             break;
-        case 6: ok = *(const long double *) slot == 2.0L + me; break;
+        case 6:
+            ok = *(const long double *) slot == 2.0L + me;
+            break;
         case 9:
         case 10:
         case 11:
@@ -450,8 +480,8 @@ static void run_contended(void)
         MTEST_CHECK(cas == (int64_t) nprocs * ROUNDS, "CAS total %lld, expected %lld",
                     (long long) cas, (long long) nprocs * ROUNDS);
         for (int r = 0; r < nprocs && r < 8; ++r) {
-            MTEST_CHECK(mine[r] == 1000000 * (r + 1) + ROUNDS - 1,
-                        "rank %d's REPLACE left %lld", r, (long long) mine[r]);
+            MTEST_CHECK(mine[r] == 1000000 * (r + 1) + ROUNDS - 1, "rank %d's REPLACE left %lld", r,
+                        (long long) mine[r]);
         }
         check_ones(CONTEND + 3 * SLOT, (int64_t) nprocs * ROUNDS, "2 KiB SUMs of every rank");
     }
@@ -478,16 +508,17 @@ static unsigned long long run_behind(void)
         put = 1000 * (mtest_rank + 1) + i;
         old = seen = got = -1;
         MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at, MPI_SUM, w.win));
-        MPI_CHECK(MPI_Accumulate(&put, 1, MPI_INT64_T, right, at, 1, MPI_INT64_T, MPI_REPLACE,
-                                 w.win));
+        MPI_CHECK(
+            MPI_Accumulate(&put, 1, MPI_INT64_T, right, at, 1, MPI_INT64_T, MPI_REPLACE, w.win));
         MPI_CHECK(MPI_Fetch_and_op(NULL, &seen, MPI_INT64_T, right, at, MPI_NO_OP, w.win));
         MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, &got, 1, MPI_INT64_T, right, at, 1,
                                      MPI_INT64_T, MPI_NO_OP, w.win));
         MPI_CHECK(MPI_Win_flush(right, w.win));
         MTEST_CHECK(old == expect && seen == put && got == put,
                     "round %d: FOP fetched %lld (expected %lld), the NO_OPs behind the REPLACE "
-                    "of %lld saw %lld and %lld", i, (long long) old, (long long) expect,
-                    (long long) put, (long long) seen, (long long) got);
+                    "of %lld saw %lld and %lld",
+                    i, (long long) old, (long long) expect, (long long) put, (long long) seen,
+                    (long long) got);
         /* alone again: a fetch completes locally only with its answer */
         old = -1;
         MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, right, at, MPI_SUM, w.win));
@@ -530,8 +561,7 @@ static void run_fail(bool fetch)
         mtest_expect_class(rc, MPI_ERR_OTHER, MPI_ERR_OTHER, "flush of a failed mailbox op");
         MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, disp(1, 0), MPI_SUM, w.win));
         MPI_CHECK(MPI_Win_flush(1, w.win));
-        MTEST_CHECK(old == 1001, "after the failure: fetched %lld, expected 1001",
-                    (long long) old);
+        MTEST_CHECK(old == 1001, "after the failure: fetched %lld, expected 1001", (long long) old);
         MPI_CHECK(MPI_Win_unlock_all(w.win));
         MTEST_CHECK(path_count(MAILBOX) == 2, "%llu ops by the mailbox, expected 2",
                     path_count(MAILBOX));
@@ -559,8 +589,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
-    mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, MPI_INFO_NULL,
-                     MPI_COMM_WORLD);
+    mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
     mtest_pvars_bind(session, path_names, NPATH, &w.win, path_h);
     if (0 == strncmp(mode, "fail", 4)) {
         run_fail(0 == strcmp(mode, "failfetch"));
@@ -570,7 +599,8 @@ int main(int argc, char **argv)
             int lone = run_cases(syncs[s]);
 
             by_mailbox = path_count(MAILBOX) - before;
-            MTEST_CHECK(by_mailbox == (0 == strcmp(mode, "mailbox") ? (unsigned long long) lone : 0),
+            MTEST_CHECK(by_mailbox ==
+                            (0 == strcmp(mode, "mailbox") ? (unsigned long long) lone : 0),
                         "%s: %llu ops by the mailbox, expected %d", syncs[s], by_mailbox,
                         0 == strcmp(mode, "mailbox") ? lone : 0);
         }

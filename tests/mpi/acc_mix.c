@@ -19,8 +19,8 @@
 #include "mtest.h"
 
 enum { T_U8, T_U16, T_I32, T_I64, T_DBL, T_LDBL, NTYPES };
-static const char *const names[NTYPES] = {"uint8", "uint16", "int32", "int64", "double",
-                                          "long double"};
+static const char *const names[NTYPES] = {"uint8", "uint16", "int32",
+                                          "int64", "double", "long double"};
 
 static MPI_Datatype type_of(int t)
 {
@@ -44,24 +44,42 @@ static size_t size_of(int t)
 static void set_one(int t, void *p)
 {
     switch (t) {
-        case T_U8: *(uint8_t *) p = 1; break;
-        case T_U16: *(uint16_t *) p = 1; break;
-        case T_I32: *(int32_t *) p = 1; break;
-        case T_I64: *(int64_t *) p = 1; break;
-        case T_DBL: *(double *) p = 1; break;
-        default: *(long double *) p = 1; break;
+        case T_U8:
+            *(uint8_t *) p = 1;
+            break;
+        case T_U16:
+            *(uint16_t *) p = 1;
+            break;
+        case T_I32:
+            *(int32_t *) p = 1;
+            break;
+        case T_I64:
+            *(int64_t *) p = 1;
+            break;
+        case T_DBL:
+            *(double *) p = 1;
+            break;
+        default:
+            *(long double *) p = 1;
+            break;
     }
 }
 
 static long long value_of(int t, const void *p)
 {
     switch (t) {
-        case T_U8: return *(const uint8_t *) p;
-        case T_U16: return *(const uint16_t *) p;
-        case T_I32: return *(const int32_t *) p;
-        case T_I64: return *(const int64_t *) p;
-        case T_DBL: return (long long) *(const double *) p;
-        default: return (long long) *(const long double *) p;
+        case T_U8:
+            return *(const uint8_t *) p;
+        case T_U16:
+            return *(const uint16_t *) p;
+        case T_I32:
+            return *(const int32_t *) p;
+        case T_I64:
+            return *(const int64_t *) p;
+        case T_DBL:
+            return (long long) *(const double *) p;
+        default:
+            return (long long) *(const long double *) p;
     }
 }
 
@@ -183,8 +201,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < count; ++i) {
         int *pair = (int *) (w.base + stride * NTYPES) + 2 * i;
         int want = (iters - 1) * nprocs + nprocs - 1;
-        MTEST_CHECK(pair[0] == want && pair[1] == nprocs - 1, "MAXLOC pair %d: (%d, %d), expected (%d, %d)",
-                    i, pair[0], pair[1], want, nprocs - 1);
+        MTEST_CHECK(pair[0] == want && pair[1] == nprocs - 1,
+                    "MAXLOC pair %d: (%d, %d), expected (%d, %d)", i, pair[0], pair[1], want,
+                    nprocs - 1);
     }
     MPI_CHECK(MPI_Win_unlock(me, w.win));
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));

@@ -128,8 +128,8 @@ static void stream(MPI_Win win, int sync, int right, MPI_Aint d0, int round, int
 
             MPI_CHECK(MPI_Type_contiguous(count, type_of(t), &same));
             MPI_CHECK(MPI_Type_commit(&same));
-            MPI_CHECK(MPI_Accumulate(buf[i], count, type_of(t), right, disp, 1, same,
-                                     MPI_REPLACE, win));
+            MPI_CHECK(
+                MPI_Accumulate(buf[i], count, type_of(t), right, disp, 1, same, MPI_REPLACE, win));
             MPI_CHECK(MPI_Type_free(&same));
         } else {
             MPI_CHECK(MPI_Accumulate(buf[i], count, type_of(t), right, disp, count, type_of(t),
@@ -149,8 +149,8 @@ static void stream(MPI_Win win, int sync, int right, MPI_Aint d0, int round, int
     if (MTEST_SYNC_LOCK == sync || MTEST_SYNC_LOCKALL == sync) {
         /* the last accumulate of the stream, read back behind it */
         MPI_CHECK(MPI_Win_flush_local(right, win));
-        MPI_CHECK(MPI_Get(got, size * count, MPI_BYTE, right,
-                          d0 + (MPI_Aint) slot_offset(t, slot), size * count, MPI_BYTE, win));
+        MPI_CHECK(MPI_Get(got, size * count, MPI_BYTE, right, d0 + (MPI_Aint) slot_offset(t, slot),
+                          size * count, MPI_BYTE, win));
         MPI_CHECK(MPI_Win_flush_local(right, win));
         MTEST_CHECK(0 == memcmp(got, buf[STREAM - 1], (size_t) (size * count)),
                     "round %d: the GET behind the accumulates did not see the last one", round);
@@ -173,8 +173,8 @@ static void check_round(mtest_win_t *w, int sync, int left, int round, int nproc
     expect_round(left, round, want);
     for (int i = 0; i < COUNTER_AT; ++i) {
         if (mine[i] != want[i]) {
-            MTEST_CHECK(0, "round %d: byte %d of the slots is %u, expected %u", round, i,
-                        mine[i], want[i]);
+            MTEST_CHECK(0, "round %d: byte %d of the slots is %u, expected %u", round, i, mine[i],
+                        want[i]);
             break;
         }
     }
@@ -183,8 +183,8 @@ static void check_round(mtest_win_t *w, int sync, int left, int round, int nproc
                 round, counter, (round + 1) * ((STREAM + 7) / 8));
     memcpy(&pair, mine + MAXLOC_AT, sizeof(pair));
     MTEST_CHECK(pair.value == (double) (round * nprocs + left) && pair.index == left,
-                "round %d: MAXLOC pair (%g, %d), expected (%d, %d)", round, pair.value,
-                pair.index, round * nprocs + left, left);
+                "round %d: MAXLOC pair (%g, %d), expected (%d, %d)", round, pair.value, pair.index,
+                round * nprocs + left, left);
     free(mine);
     free(want);
 }

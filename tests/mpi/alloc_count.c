@@ -21,8 +21,8 @@ int main(int argc, char **argv)
 
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &base, &win));
+    MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                               &win));
     base[0] = base[1] = base[2] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_CHECK(MPI_Win_lock_all(0, win));

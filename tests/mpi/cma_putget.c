@@ -35,8 +35,8 @@ static void check(const unsigned char *got, size_t n, uint32_t seed, const char 
     mtest_fill(want, n, seed);
     for (size_t i = 0; i < n; ++i) {
         if (got[i] != want[i]) {
-            mtest_error("%s of %zu bytes (sync %d): byte %zu is %u, expected %u", what, size, sync, i,
-                        got[i], want[i]);
+            mtest_error("%s of %zu bytes (sync %d): byte %zu is %u, expected %u", what, size, sync,
+                        i, got[i], want[i]);
             break;
         }
     }

@@ -41,8 +41,8 @@ static void check_working_window(int me, int nprocs)
     MPI_Win win;
     int *base, got = -1;
 
-    MPI_CHECK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                               &win));
+    MPI_CHECK(
+        MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     *base = -1;
     MPI_CHECK(MPI_Win_fence(0, win));
     MPI_CHECK(MPI_Put(&me, 1, MPI_INT, (me + 1) % nprocs, 0, 1, MPI_INT, win));
@@ -68,8 +68,7 @@ int main(int argc, char **argv)
     /* before MPI_Init, which reads the component's variables */
     if (0 == strcmp(mode, "module") || 0 == strcmp(mode, "address")) {
         rounds = 1;
-        if (NULL != world_rank && NULL != world_size &&
-            atoi(world_rank) == atoi(world_size) - 1) {
+        if (NULL != world_rank && NULL != world_size && atoi(world_rank) == atoi(world_size) - 1) {
             setenv("OMPI_MCA_osc_newrma_test_fail_create", 'm' == mode[0] ? "1" : "2", 1);
         }
     }

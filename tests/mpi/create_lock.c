@@ -22,11 +22,11 @@ static void one_round(const char *flavor, int round, int rank, int nprocs)
 
     if (0 == strcmp(flavor, "create")) {
         base = calloc(1, sizeof(int));
-        MPI_CHECK(MPI_Win_create(base, sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                                 &win));
+        MPI_CHECK(
+            MPI_Win_create(base, sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     } else if (0 == strcmp(flavor, "allocate")) {
-        MPI_CHECK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                                   &win));
+        MPI_CHECK(
+            MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
         /* no initialization: the neighbour's PUT may already be here */
     } else {
         /* dynamic: the neighbour's address must be known first, so the
@@ -45,8 +45,8 @@ static void one_round(const char *flavor, int round, int rank, int nprocs)
     MPI_CHECK(MPI_Win_unlock(right, win));
     MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
-    MTEST_CHECK(*base == left * 1000 + round, "round %d: window holds %d, expected %d", round, *base,
-                left * 1000 + round);
+    MTEST_CHECK(*base == left * 1000 + round, "round %d: window holds %d, expected %d", round,
+                *base, left * 1000 + round);
     MPI_CHECK(MPI_Win_unlock(rank, win));
     if (0 == strcmp(flavor, "dynamic")) {
         MPI_CHECK(MPI_Win_detach(win, base));

@@ -17,10 +17,10 @@
 
 #include "mtest.h"
 
-#define BIG     8192
-#define NSMALL  12
-#define SMALL   256
-#define ROUNDS  3
+#define BIG    8192
+#define NSMALL 12
+#define SMALL  256
+#define ROUNDS 3
 
 static int nprocs, me, right, left;
 

@@ -15,9 +15,9 @@
  */
 #include "mtest.h"
 
-#define PIECES 4
+#define PIECES     4
 #define PIECE_INTS 8
-#define NINTS (PIECES * PIECE_INTS)
+#define NINTS      (PIECES * PIECE_INTS)
 
 static void epoch_begin(int lockall, int target, MPI_Win win)
 {
@@ -96,14 +96,14 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD); /* such a fence need not synchronize */
     if (0 != me || 1 == nprocs) {
         epoch_begin(lockall, 0, win);
-        mtest_expect_class(MPI_Put(src, 2 * PIECE_INTS, MPI_INT, 0, base0, 2 * PIECE_INTS,
-                                   MPI_INT, win),
-                           MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "put across a detached piece");
+        mtest_expect_class(
+            MPI_Put(src, 2 * PIECE_INTS, MPI_INT, 0, base0, 2 * PIECE_INTS, MPI_INT, win),
+            MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "put across a detached piece");
         MPI_CHECK(MPI_Accumulate(src, 2 * PIECE_INTS, MPI_INT, 0,
                                  base0 + 2 * PIECE_INTS * (MPI_Aint) sizeof(int), 2 * PIECE_INTS,
                                  MPI_INT, MPI_SUM, win));
-        MPI_CHECK(MPI_Accumulate(src, PIECE_INTS, MPI_INT, 0, base0, PIECE_INTS, MPI_INT, MPI_SUM,
-                                 win));
+        MPI_CHECK(
+            MPI_Accumulate(src, PIECE_INTS, MPI_INT, 0, base0, PIECE_INTS, MPI_INT, MPI_SUM, win));
         epoch_end(lockall, 0, win);
     }
     /* my own window, across my own pieces (all still attached) */

@@ -38,8 +38,8 @@ int main(int argc, char **argv)
             MTEST_CHECK(MPI_ERR_OTHER == cls || MPI_ERR_INTERN == cls,
                         "fence %d closing failed packet %d: error class %d", i, fail_at, cls);
         } else {
-            MTEST_CHECK(MPI_SUCCESS == rc, "rank %d fence %d failed: error class %d", mtest_rank,
-                        i, cls);
+            MTEST_CHECK(MPI_SUCCESS == rc, "rank %d fence %d failed: error class %d", mtest_rank, i,
+                        cls);
         }
     }
     if (1 == mtest_rank) {

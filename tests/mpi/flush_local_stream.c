@@ -24,7 +24,7 @@
 
 #include "mtest.h"
 
-#define NOPS    512
+#define NOPS      512
 #define ACC_EVERY 8
 /* the counter after the PUT slots */
 #define COUNTER NOPS
@@ -51,8 +51,8 @@ static unsigned long long stream(mtest_win_t *w, int right, MPI_T_pvar_session s
         if (ACC_EVERY - 1 == i % ACC_EVERY) {
             one = 1;
             MPI_CHECK(MPI_Accumulate(&one, 1, MPI_UINT64_T, right,
-                                     w->disp0[right] + (MPI_Aint) (COUNTER * sizeof(uint64_t)),
-                                     1, MPI_UINT64_T, MPI_SUM, w->win));
+                                     w->disp0[right] + (MPI_Aint) (COUNTER * sizeof(uint64_t)), 1,
+                                     MPI_UINT64_T, MPI_SUM, w->win));
             MPI_CHECK(MPI_Win_flush_local(right, w->win));
             one = 1000;
         }

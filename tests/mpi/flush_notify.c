@@ -40,11 +40,12 @@ int main(int argc, char **argv)
                 buf[i] = (long) r * 7919 + i;
             }
             MPI_CHECK(MPI_Win_lock(lock_type, peer, 0, w.win));
-            MPI_CHECK(MPI_Put(buf, count / 2, MPI_LONG, peer, w.disp0[peer], count / 2, MPI_LONG,
-                              w.win));
-            MPI_CHECK(MPI_Accumulate(buf + count / 2, count - count / 2, MPI_LONG, peer,
-                                     w.disp0[peer] + (MPI_Aint) (count / 2) * (MPI_Aint) sizeof(long),
-                                     count - count / 2, MPI_LONG, MPI_REPLACE, w.win));
+            MPI_CHECK(
+                MPI_Put(buf, count / 2, MPI_LONG, peer, w.disp0[peer], count / 2, MPI_LONG, w.win));
+            MPI_CHECK(
+                MPI_Accumulate(buf + count / 2, count - count / 2, MPI_LONG, peer,
+                               w.disp0[peer] + (MPI_Aint) (count / 2) * (MPI_Aint) sizeof(long),
+                               count - count / 2, MPI_LONG, MPI_REPLACE, w.win));
             MPI_CHECK(MPI_Win_flush(peer, w.win));
             MPI_CHECK(MPI_Send(&r, 1, MPI_INT, peer, 0, MPI_COMM_WORLD));
             MPI_CHECK(MPI_Recv(&r, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -55,8 +56,8 @@ int main(int argc, char **argv)
             MPI_CHECK(MPI_Win_sync(w.win));
             for (int i = 0; i < count; ++i) {
                 MTEST_CHECK(mine[i] == (long) r * 7919 + i,
-                            "round %d (%s lock): element %d is %ld after the flush, expected %ld", r,
-                            MPI_LOCK_EXCLUSIVE == lock_type ? "exclusive" : "shared", i, mine[i],
+                            "round %d (%s lock): element %d is %ld after the flush, expected %ld",
+                            r, MPI_LOCK_EXCLUSIVE == lock_type ? "exclusive" : "shared", i, mine[i],
                             (long) r * 7919 + i);
             }
             MPI_CHECK(MPI_Send(&got, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));

@@ -79,9 +79,10 @@ static void phase_sum(void)
 
             write_then_read(t, one, MPI_INT64_T, MPI_SUM, got);
             for (int i = 0; i < count; ++i) {
-                MTEST_CHECK(got[i] >= last[i] + 1 && got[i] <= total,
-                            "sum: rank %d element %d read %lld after %lld and an add (at most %lld)",
-                            t, i, (long long) got[i], (long long) last[i], (long long) total);
+                MTEST_CHECK(
+                    got[i] >= last[i] + 1 && got[i] <= total,
+                    "sum: rank %d element %d read %lld after %lld and an add (at most %lld)", t, i,
+                    (long long) got[i], (long long) last[i], (long long) total);
                 last[i] = got[i];
             }
         }
@@ -133,16 +134,18 @@ static void phase_replace(void)
                             "replace: rank %d element %d read %.17g, no rank's stamp", t, i,
                             got[i]);
                 MTEST_CHECK(rank != me || got[i] == mine[i],
-                            "replace: rank %d element %d read my stamp %.17g, I wrote %.17g",
-                            t, i, got[i], mine[i]);
+                            "replace: rank %d element %d read my stamp %.17g, I wrote %.17g", t, i,
+                            got[i], mine[i]);
             }
             /* shifted by one element: elements 1..count, the last never written */
             round_open(t);
             read_block(got, count, MPI_DOUBLE, t, (MPI_Aint) sizeof(double));
             round_close(t);
             for (int i = 0; i < count; ++i) {
-                MTEST_CHECK(is_stamp(got[i], &rank), "replace: shifted read of rank %d element %d "
-                            "read %.17g", t, i + 1, got[i]);
+                MTEST_CHECK(is_stamp(got[i], &rank),
+                            "replace: shifted read of rank %d element %d "
+                            "read %.17g",
+                            t, i + 1, got[i]);
             }
             MTEST_CHECK(got[count - 1] == 1000000.0 * (t + 1),
                         "replace: rank %d element %d (never written) read %.17g", t, count,
@@ -154,8 +157,7 @@ static void phase_replace(void)
     mtest_local_load(&w, 0, got, sizeof(double) * (size_t) n);
     for (int i = 0; i < count; ++i) {
         MTEST_CHECK(is_stamp(got[i], &rank) && (long long) got[i] % 1000000 == iters - 1,
-                    "replace: element %d of my block holds %.17g, no rank's last stamp", i,
-                    got[i]);
+                    "replace: element %d of my block holds %.17g, no rank's last stamp", i, got[i]);
     }
     free(mine);
     free(got);

@@ -27,8 +27,7 @@ static int check_flush(int rc, int fail_at, int packet, const char *what)
     MPI_Error_class(rc, &cls);
     if (fail_at == packet) {
         MTEST_CHECK(MPI_ERR_OTHER == cls || MPI_ERR_INTERN == cls,
-                    "%s: the flush completing failed packet %d: error class %d", what, packet,
-                    cls);
+                    "%s: the flush completing failed packet %d: error class %d", what, packet, cls);
         return 0;
     }
     MTEST_CHECK(MPI_SUCCESS == rc, "%s: the flush completing packet %d failed: %d", what, packet,
@@ -43,8 +42,8 @@ int main(int argc, char **argv)
     MPI_Win win;
 
     mtest_init(&argc, &argv);
-    MPI_CHECK(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                               &win));
+    MPI_CHECK(
+        MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     for (int i = 0; i < N; ++i) {
         base[i] = 1000 * mtest_rank + i;

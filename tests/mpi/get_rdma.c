@@ -128,8 +128,8 @@ static void stream(MPI_Win win, int sync, int round, int right, MPI_Aint d0, uns
         int size;
         size_t at = get_at(i, &size);
 
-        MPI_CHECK(MPI_Get(got + at, size, MPI_BYTE, right, d0 + (MPI_Aint) at, size, MPI_BYTE,
-                          win));
+        MPI_CHECK(
+            MPI_Get(got + at, size, MPI_BYTE, right, d0 + (MPI_Aint) at, size, MPI_BYTE, win));
     }
 }
 

@@ -69,8 +69,8 @@ static void stream(MPI_Win win, int round, int right, MPI_Aint d0, unsigned char
             MPI_CHECK(MPI_Get(got + at, 1, vec, right, d0 + (MPI_Aint) at, 1, vec, win));
             MPI_CHECK(MPI_Type_free(&vec));
         } else {
-            MPI_CHECK(MPI_Get(got + at, size, MPI_BYTE, right, d0 + (MPI_Aint) at, size,
-                              MPI_BYTE, win));
+            MPI_CHECK(
+                MPI_Get(got + at, size, MPI_BYTE, right, d0 + (MPI_Aint) at, size, MPI_BYTE, win));
         }
     }
 }

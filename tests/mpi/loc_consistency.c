@@ -48,14 +48,15 @@ int main(int argc, char **argv)
         }
         MPI_CHECK(MPI_Put(put, count, MPI_LONG, right, disp, count, MPI_LONG, w.win));
         MPI_CHECK(MPI_Win_flush_local(right, w.win));
-        MPI_CHECK(MPI_Accumulate(acc, count, MPI_LONG, right, disp, count, MPI_LONG, MPI_SUM,
-                                 w.win));
+        MPI_CHECK(
+            MPI_Accumulate(acc, count, MPI_LONG, right, disp, count, MPI_LONG, MPI_SUM, w.win));
         MPI_CHECK(MPI_Win_flush_local(right, w.win));
         MPI_CHECK(MPI_Get(got, count, MPI_LONG, right, disp, count, MPI_LONG, w.win));
         MPI_CHECK(MPI_Win_flush(right, w.win));
         for (int i = 0; i < count; ++i) {
-            MTEST_CHECK(got[i] == put[i] + acc[i], "iteration %d element %d: read %ld, expected %ld",
-                        it, i, got[i], put[i] + acc[i]);
+            MTEST_CHECK(got[i] == put[i] + acc[i],
+                        "iteration %d element %d: read %ld, expected %ld", it, i, got[i],
+                        put[i] + acc[i]);
         }
     }
     MPI_CHECK(MPI_Win_unlock_all(w.win));

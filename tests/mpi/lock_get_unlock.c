@@ -60,16 +60,16 @@ int main(int argc, char **argv)
         if (0 == rank) {
             memset(buf, 0, bytes);
             MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w.win));
-            MPI_CHECK(MPI_Get(buf, (int) bytes, MPI_BYTE, 1, w.disp0[1], (int) bytes, MPI_BYTE,
-                              w.win));
+            MPI_CHECK(
+                MPI_Get(buf, (int) bytes, MPI_BYTE, 1, w.disp0[1], (int) bytes, MPI_BYTE, w.win));
             MPI_CHECK(MPI_Win_unlock(1, w.win));
             found = which_pattern(buf, bytes, nprocs);
             MTEST_CHECK(found >= 0, "round %d: the GET read a mix of patterns", r);
         } else if (rank >= 2) {
             mtest_fill(buf, bytes, 100u + (uint32_t) rank);
             MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w.win));
-            MPI_CHECK(MPI_Put(buf, (int) bytes, MPI_BYTE, 1, w.disp0[1], (int) bytes, MPI_BYTE,
-                              w.win));
+            MPI_CHECK(
+                MPI_Put(buf, (int) bytes, MPI_BYTE, 1, w.disp0[1], (int) bytes, MPI_BYTE, w.win));
             MPI_CHECK(MPI_Win_unlock(1, w.win));
         }
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));

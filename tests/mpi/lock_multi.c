@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 {
     int rounds = argc > 2 ? atoi(argv[2]) : 100;
     int me, nprocs, n, *targets;
-    long (*pairs)[2], *mine, *total, got[2];
+    long(*pairs)[2], *mine, *total, got[2];
     unsigned state;
     mtest_win_t w;
     MPI_Info info;
@@ -116,8 +116,8 @@ int main(int argc, char **argv)
     MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, me, 0, w.win));
     memcpy(got, w.base, sizeof(got));
     MPI_CHECK(MPI_Win_unlock(me, w.win));
-    MTEST_CHECK(got[0] == total[me] && got[1] == total[me], "counter %ld/%ld, expected %ld",
-                got[0], got[1], total[me]);
+    MTEST_CHECK(got[0] == total[me] && got[1] == total[me], "counter %ld/%ld, expected %ld", got[0],
+                got[1], total[me]);
     mtest_win_free(&w);
     free(targets);
     free(pairs);

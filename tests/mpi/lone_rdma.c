@@ -26,12 +26,12 @@
 
 #include "mtest.h"
 
-#define MAX_BYTES 32768
-#define STREAM    12
+#define MAX_BYTES      32768
+#define STREAM         12
 #define GET_RDMA_BYTES 1024
-#define PUT_AT    8
-#define GET_AT    (PUT_AT + MAX_BYTES + 8)
-#define WIN_BYTES (GET_AT + MAX_BYTES + 8)
+#define PUT_AT         8
+#define GET_AT         (PUT_AT + MAX_BYTES + 8)
+#define WIN_BYTES      (GET_AT + MAX_BYTES + 8)
 
 enum { RDMA, PACKET, NPATH };
 static const char *const path_names[NPATH] = {"osc_newrma_win_ops_rdma",
@@ -181,8 +181,8 @@ static void stream_epoch(mtest_win_t *w, int sync, size_t n, uint32_t seed)
     if (MTEST_SYNC_LOCKALL == sync) { /* flushed: the next op is alone again */
         paths_expect(before, rdma, 2 * STREAM - rdma, "stream", sync, n);
         paths_read(before);
-        MPI_CHECK(MPI_Put(origin, 1, MPI_BYTE, right, w->disp0[right] + PUT_AT, 1, MPI_BYTE,
-                          w->win));
+        MPI_CHECK(
+            MPI_Put(origin, 1, MPI_BYTE, right, w->disp0[right] + PUT_AT, 1, MPI_BYTE, w->win));
         MPI_CHECK(MPI_Win_flush(right, w->win));
         paths_expect(before, expect_rdma, !expect_rdma, "PUT after a stream", sync, 1);
     }

@@ -142,11 +142,11 @@ static int mtest_init_fail_packet(int *argc, char ***argv, long **base, MPI_Win 
     mtest_init(argc, argv);
     if (create) {
         *base = own;
-        MPI_CHECK(MPI_Win_create(own, sizeof(own), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                                 win));
+        MPI_CHECK(
+            MPI_Win_create(own, sizeof(own), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, win));
     } else {
-        MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL,
-                                   MPI_COMM_WORLD, base, win));
+        MPI_CHECK(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   base, win));
     }
     MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
     (*base)[0] = -1, (*base)[1] = (*base)[2] = 0;
@@ -171,8 +171,8 @@ static void mtest_pvars_bind(MPI_T_pvar_session session, const char *const *name
             name_len = sizeof(name);
             desc_len = sizeof(desc);
             if (MPI_SUCCESS == MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &et,
-                                                   desc, &desc_len, &bind, &readonly,
-                                                   &continuous, &atomic) &&
+                                                   desc, &desc_len, &bind, &readonly, &continuous,
+                                                   &atomic) &&
                 0 == strcmp(name, names[p])) {
                 found = i;
             }
@@ -559,8 +559,8 @@ static int mtest_stream_fini(mtest_stream_t *s, const char *none_msg)
          * the last fence's packets still pending takes the full way */
         unsigned long long mine_n = mtest_pvar_read(s->session, s->handle), all_n = 0;
 
-        MPI_CHECK(MPI_Allreduce(&mine_n, &all_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
-                                MPI_COMM_WORLD));
+        MPI_CHECK(
+            MPI_Allreduce(&mine_n, &all_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
         MTEST_CHECK(all_n > 0, "%s", none_msg);
     }
     MPI_CHECK(MPI_T_pvar_handle_free(s->session, &s->handle));

@@ -27,8 +27,8 @@ static void expect(int rc, int fail_at, int first, int last, const char *what)
         MTEST_CHECK(MPI_ERR_OTHER == cls || MPI_ERR_INTERN == cls,
                     "%s completing failed packet %d: error class %d", what, fail_at, cls);
     } else {
-        MTEST_CHECK(MPI_SUCCESS == rc, "%s completing packets %d-%d failed: %d", what, first,
-                    last, rc);
+        MTEST_CHECK(MPI_SUCCESS == rc, "%s completing packets %d-%d failed: %d", what, first, last,
+                    rc);
     }
 }
 

@@ -65,8 +65,8 @@ static void pwin_open(pwin_t *w, const char *flavor)
 
     if (0 == strcmp(flavor, "create")) {
         w->base = calloc(1, (size_t) bytes);
-        MPI_CHECK(MPI_Win_create(w->base, bytes, unit_of(mtest_rank), MPI_INFO_NULL,
-                                 MPI_COMM_WORLD, &w->win));
+        MPI_CHECK(MPI_Win_create(w->base, bytes, unit_of(mtest_rank), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &w->win));
     } else {
         MPI_CHECK(MPI_Win_allocate(bytes, unit_of(mtest_rank), MPI_INFO_NULL, MPI_COMM_WORLD,
                                    &w->base, &w->win));
@@ -108,11 +108,10 @@ static int64_t *last_of(pwin_t *w, int r)
 static void epoch_right(pwin_t *w, int right, int64_t value)
 {
     MPI_CHECK(MPI_Win_lock_all(0, w->win));
-    MPI_CHECK(MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right) - 1, 1, MPI_INT64_T,
-                      w->win));
-    mtest_expect_class(MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right), 1, MPI_INT64_T,
-                               w->win),
-                       MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "put one unit past the window");
+    MPI_CHECK(MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right) - 1, 1, MPI_INT64_T, w->win));
+    mtest_expect_class(
+        MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right), 1, MPI_INT64_T, w->win),
+        MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "put one unit past the window");
     MPI_CHECK(MPI_Win_unlock_all(w->win));
 }
 
@@ -139,8 +138,8 @@ int main(int argc, char **argv)
     d1 = pvar(w.direct);
     /* a peer reached with loads and stores (or myself, at one rank) is never asked */
     expect = (d1 > d0 || right == mtest_rank) ? 0 : 1;
-    MTEST_CHECK(q1 - q0 == expect, "first epoch toward %d: %llu peer queries, expected %llu",
-                right, q1 - q0, expect);
+    MTEST_CHECK(q1 - q0 == expect, "first epoch toward %d: %llu peer queries, expected %llu", right,
+                q1 - q0, expect);
     epoch_right(&w, right, 1000 + mtest_rank);
     MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mtest_rank, 0, w.win));
     int64_t mine = -1;
@@ -159,9 +158,9 @@ int main(int argc, char **argv)
     pwin_open(&w2, flavor);
     MPI_CHECK(MPI_Win_lock_all(0, w2.win));
     int64_t value = 7;
-    mtest_expect_class(MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right) + 5, 1,
-                               MPI_INT64_T, w2.win),
-                       MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "first access past the window");
+    mtest_expect_class(
+        MPI_Put(&value, 1, MPI_INT64_T, right, elems_of(right) + 5, 1, MPI_INT64_T, w2.win),
+        MPI_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE, "first access past the window");
     MPI_CHECK(MPI_Put(&value, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, w2.win));
     MPI_CHECK(MPI_Win_unlock_all(w2.win));
     MPI_Barrier(MPI_COMM_WORLD);

@@ -43,11 +43,10 @@ static void empty_accesses(int target, int passive, MPI_Win win)
     MPI_CHECK(MPI_Get(NULL, 0, MPI_INT, target, 0, 0, MPI_INT, win));
     MPI_CHECK(MPI_Accumulate(NULL, 0, MPI_INT, target, 0, 0, MPI_INT, MPI_SUM, win));
     MPI_CHECK(MPI_Accumulate(NULL, 1, empty, target, 0, 1, empty, MPI_SUM, win));
-    MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, target, 0, 0, MPI_INT,
-                                 MPI_SUM, win));
+    MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, target, 0, 0, MPI_INT, MPI_SUM,
+                                 win));
     if (passive) {
-        MPI_CHECK(
-            MPI_Raccumulate(NULL, 0, MPI_INT, target, 0, 0, MPI_INT, MPI_REPLACE, win, &req));
+        MPI_CHECK(MPI_Raccumulate(NULL, 0, MPI_INT, target, 0, 0, MPI_INT, MPI_REPLACE, win, &req));
         MPI_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     }
     MPI_CHECK(MPI_Type_free(&empty));
@@ -93,8 +92,8 @@ int main(int argc, char **argv)
     empty_accesses(right, 0, w.win);
     MPI_CHECK(MPI_Win_fence(0, w.win));
     /* a rank outside the group still gets MPI_ERR_RANK from the component */
-    mtest_expect_class(MPI_Win_lock(MPI_LOCK_SHARED, nprocs, 0, w.win), MPI_ERR_RANK,
-                       MPI_ERR_RANK, "lock of a rank outside the group");
+    mtest_expect_class(MPI_Win_lock(MPI_LOCK_SHARED, nprocs, 0, w.win), MPI_ERR_RANK, MPI_ERR_RANK,
+                       "lock of a rank outside the group");
     mtest_expect_class(MPI_Win_flush(nprocs + 3, w.win), MPI_ERR_RANK, MPI_ERR_RANK,
                        "flush of a rank outside the group");
     /* nothing was written: every byte is still the fill */

@@ -85,8 +85,7 @@ static void bad_accesses(MPI_Win win, int target, int *buf, const char *what)
     char msg[192];
 
     snprintf(msg, sizeof msg, "%s: put one past the end", what);
-    expect_class(MPI_Put(buf, 1, MPI_INT, target, NINTS, 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
-                 msg);
+    expect_class(MPI_Put(buf, 1, MPI_INT, target, NINTS, 1, MPI_INT, win), MPI_ERR_RMA_RANGE, msg);
     snprintf(msg, sizeof msg, "%s: get straddling the end", what);
     expect_class(MPI_Get(buf, 1, shifted, target, NINTS - 3, 1, shifted, win), MPI_ERR_RMA_RANGE,
                  msg);
@@ -137,14 +136,14 @@ int main(int argc, char **argv)
 
     if (0 == strcmp(flavor, "create")) {
         base = malloc(NINTS * sizeof(int));
-        MPI_CHECK(MPI_Win_create(base, NINTS * sizeof(int), 4, MPI_INFO_NULL, MPI_COMM_WORLD,
-                                 &win));
+        MPI_CHECK(
+            MPI_Win_create(base, NINTS * sizeof(int), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     } else if (0 == strcmp(flavor, "shared")) {
         MPI_CHECK(MPI_Win_allocate_shared(NINTS * sizeof(int), 4, MPI_INFO_NULL, MPI_COMM_WORLD,
                                           &base, &win));
     } else {
-        MPI_CHECK(MPI_Win_allocate(NINTS * sizeof(int), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                                   &win));
+        MPI_CHECK(
+            MPI_Win_allocate(NINTS * sizeof(int), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
 

@@ -74,24 +74,24 @@ static void stream(MPI_Win win, int sync, int right, MPI_Aint d0, int round, uns
 
             MPI_CHECK(MPI_Type_vector(2, size, 2 * size, MPI_BYTE, &vec));
             MPI_CHECK(MPI_Type_commit(&vec));
-            MPI_CHECK(MPI_Put(src + base + at, 1, vec, right, d0 + (MPI_Aint) (base + at), 1,
-                              vec, win));
+            MPI_CHECK(
+                MPI_Put(src + base + at, 1, vec, right, d0 + (MPI_Aint) (base + at), 1, vec, win));
             MPI_CHECK(MPI_Type_free(&vec));
         } else {
-            MPI_CHECK(MPI_Put(src + base + at, size, MPI_BYTE, right,
-                              d0 + (MPI_Aint) (base + at), size, MPI_BYTE, win));
+            MPI_CHECK(MPI_Put(src + base + at, size, MPI_BYTE, right, d0 + (MPI_Aint) (base + at),
+                              size, MPI_BYTE, win));
         }
         if (i == STREAM / 2 || i == STREAM / 2 + 1) {
-            MPI_CHECK(MPI_Accumulate(&one, 1, MPI_LONG, right, d0 + (MPI_Aint) (ROUNDS * REGION),
-                                     1, MPI_LONG, MPI_SUM, win));
+            MPI_CHECK(MPI_Accumulate(&one, 1, MPI_LONG, right, d0 + (MPI_Aint) (ROUNDS * REGION), 1,
+                                     MPI_LONG, MPI_SUM, win));
         }
     }
     if (MTEST_SYNC_LOCK == sync || MTEST_SYNC_LOCKALL == sync) {
         size_t base = (size_t) round * REGION;
 
         MPI_CHECK(MPI_Win_flush_local(right, win));
-        MPI_CHECK(MPI_Get(got, size, MPI_BYTE, right, d0 + (MPI_Aint) (base + at), size,
-                          MPI_BYTE, win));
+        MPI_CHECK(
+            MPI_Get(got, size, MPI_BYTE, right, d0 + (MPI_Aint) (base + at), size, MPI_BYTE, win));
         MPI_CHECK(MPI_Win_flush_local(right, win));
         MTEST_CHECK(0 == memcmp(got, src + base + at, (size_t) size),
                     "round %d: the GET behind the PUTs did not see the last one", round);
@@ -111,9 +111,8 @@ static void check_window(const unsigned char *mem, int left, int skip_round, int
             for (int k = 0; k < (2 == blocks ? 3 : 1) * size; ++k) {
                 size_t x = at + (size_t) k;
                 bool gap = 2 == blocks && k >= size && k < 2 * size;
-                unsigned char want = gap || (r == skip_round && i == skip_put)
-                                         ? 0
-                                         : byte_of(left, r, base + x);
+                unsigned char want =
+                    gap || (r == skip_round && i == skip_put) ? 0 : byte_of(left, r, base + x);
 
                 if (mem[base + x] != want) {
                     MTEST_CHECK(0, "round %d PUT %d byte %zu: %u, expected %u", r, i, x,
@@ -124,8 +123,7 @@ static void check_window(const unsigned char *mem, int left, int skip_round, int
         }
     }
     memcpy(&counter, mem + ROUNDS * REGION, sizeof(counter));
-    MTEST_CHECK(2 * ROUNDS == counter, "accumulated counter %ld, expected %d", counter,
-                2 * ROUNDS);
+    MTEST_CHECK(2 * ROUNDS == counter, "accumulated counter %ld, expected %d", counter, 2 * ROUNDS);
 }
 
 static int run_fail(int argc, char **argv)
@@ -147,8 +145,7 @@ static int run_fail(int argc, char **argv)
     if (0 == mtest_rank) {
         MPI_CHECK(MPI_Win_lock_all(0, w.win));
         for (int r = 0; r < ROUNDS; ++r) {
-            stream(w.win, MTEST_SYNC_FENCE /* no GET: its packet would count */, 1, 0, r, src,
-                   got);
+            stream(w.win, MTEST_SYNC_FENCE /* no GET: its packet would count */, 1, 0, r, src, got);
             rc = MPI_Win_flush(1, w.win);
             if (0 == r) {
                 mtest_expect_class(rc, MPI_ERR_OTHER, MPI_ERR_INTERN, "the failed PUT's flush");
@@ -217,8 +214,7 @@ int main(int argc, char **argv)
     mtest_rounds_end(w.win, sync);
     MPI_Barrier(MPI_COMM_WORLD);
     if (want_packed) {
-        MTEST_CHECK(mtest_pvar_read(session, handle) > 0,
-                    "no PUT was packed by the call itself");
+        MTEST_CHECK(mtest_pvar_read(session, handle) > 0, "no PUT was packed by the call itself");
     }
     MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
     MPI_CHECK(MPI_T_pvar_session_free(&session));

@@ -64,8 +64,8 @@ int main(int argc, char **argv)
     setenv("OMPI_MCA_osc_newrma_aggregate_threshold", "0", 1);
     mtest_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    MPI_CHECK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                               &win));
+    MPI_CHECK(
+        MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     *base = -1;
     MPI_Barrier(MPI_COMM_WORLD);

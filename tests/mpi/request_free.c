@@ -44,8 +44,8 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Rput(src, (int) n, MPI_INT, right, put_at, (int) n, MPI_INT, w.win, &req));
         MPI_CHECK(MPI_Request_free(&req));
         MTEST_CHECK(MPI_REQUEST_NULL == req, "MPI_Request_free left the handle");
-        MPI_CHECK(MPI_Raccumulate(src, 4, MPI_INT, right, acc_at, 4, MPI_INT, MPI_SUM, w.win,
-                                  &req));
+        MPI_CHECK(
+            MPI_Raccumulate(src, 4, MPI_INT, right, acc_at, 4, MPI_INT, MPI_SUM, w.win, &req));
         MPI_CHECK(MPI_Request_free(&req));
         MPI_CHECK(MPI_Win_flush(right, w.win));
         MPI_CHECK(MPI_Rget(got, (int) n, MPI_INT, right, put_at, (int) n, MPI_INT, w.win, &req));
@@ -69,8 +69,9 @@ int main(int argc, char **argv)
         }
     }
     mtest_local_load(&w, n * sizeof(int), acc, sizeof(acc));
-    MTEST_CHECK(0 == memcmp(acc, want, sizeof(acc)), "accumulated %d %d %d %d, expected %d %d %d %d",
-                acc[0], acc[1], acc[2], acc[3], want[0], want[1], want[2], want[3]);
+    MTEST_CHECK(0 == memcmp(acc, want, sizeof(acc)),
+                "accumulated %d %d %d %d, expected %d %d %d %d", acc[0], acc[1], acc[2], acc[3],
+                want[0], want[1], want[2], want[3]);
     free(src);
     free(got);
     free(sum);

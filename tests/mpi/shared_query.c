@@ -49,8 +49,7 @@ int main(int argc, char **argv)
         MTEST_CHECK(size == expect, "rank %d size %ld, expected %ld", r, (long) size,
                     (long) expect);
         MTEST_CHECK(disp_unit == sizeof(int), "rank %d disp_unit %d", r, disp_unit);
-        MTEST_CHECK(size > 0 || NULL == base, "rank %d exposes nothing, base %p", r,
-                    (void *) base);
+        MTEST_CHECK(size > 0 || NULL == base, "rank %d exposes nothing, base %p", r, (void *) base);
         if (size > 0) {
             if (!noncontig && NULL != prev_end) {
                 MTEST_CHECK((char *) base == prev_end, "rank %d segment not contiguous", r);

@@ -19,7 +19,7 @@
 
 #include "mtest.h"
 
-#define DATA_BYTES (600 * 1024) /* about three 256 KiB packet chunks */
+#define DATA_BYTES (600 * 1024)      /* about three 256 KiB packet chunks */
 #define WIN_BYTES  (2 * 1024 * 1024) /* the widest layout: 4-byte blocks 12 apart */
 #define GUARD      0xee
 
@@ -134,16 +134,15 @@ int main(int argc, char **argv)
             memset(got, 0, total);
             MPI_Barrier(MPI_COMM_WORLD);
             MPI_CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w.win));
-            MPI_CHECK(MPI_Put(origin, (int) total, MPI_BYTE, right, w.disp0[right], count, dt,
-                              w.win));
+            MPI_CHECK(
+                MPI_Put(origin, (int) total, MPI_BYTE, right, w.disp0[right], count, dt, w.win));
             MPI_CHECK(MPI_Win_unlock(right, w.win));
             MPI_Barrier(MPI_COMM_WORLD);
             mtest_local_load(&w, 0, local, span);
             check_window(local, total, layout, block, stride, span, left);
             MPI_Barrier(MPI_COMM_WORLD);
             MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w.win));
-            MPI_CHECK(MPI_Get(got, (int) total, MPI_BYTE, right, w.disp0[right], count, dt,
-                              w.win));
+            MPI_CHECK(MPI_Get(got, (int) total, MPI_BYTE, right, w.disp0[right], count, dt, w.win));
             MPI_CHECK(MPI_Win_unlock(right, w.win));
             check_get(got, total, layout, block);
             MPI_Barrier(MPI_COMM_WORLD); /* before the next round rewrites the windows */

@@ -15,9 +15,9 @@
 #include "osc_newrma_base_copy.h"
 #include "unit.h"
 
-#define MAX_LEN  (OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 300)
-#define GUARD    64
-#define AREA     (2 * 4096 + MAX_LEN + 2 * GUARD)
+#define MAX_LEN (OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 300)
+#define GUARD   64
+#define AREA    (2 * 4096 + MAX_LEN + 2 * GUARD)
 
 static unsigned char src_area[AREA] __attribute__((aligned(4096)));
 static unsigned char dst_area[AREA] __attribute__((aligned(4096)));
@@ -45,10 +45,17 @@ static void copy_at(size_t ahead, size_t len)
 int main(void)
 {
     static const size_t aheads[] = {0, 1, 7, 16, 31, 32, 63, 64, 65, 100, 2048, 4031, 4095};
-    static const size_t lens[] = {0, 1, 63, 64, 65, 1000, OMPI_OSC_NEWRMA_COPY_ALIAS_MIN - 1,
+    static const size_t lens[] = {0,
+                                  1,
+                                  63,
+                                  64,
+                                  65,
+                                  1000,
+                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN - 1,
                                   OMPI_OSC_NEWRMA_COPY_ALIAS_MIN,
                                   OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 1,
-                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 63, MAX_LEN};
+                                  OMPI_OSC_NEWRMA_COPY_ALIAS_MIN + 63,
+                                  MAX_LEN};
 
     for (size_t i = 0; i < sizeof(src_area); ++i) {
         src_area[i] = (unsigned char) (i * 131 + (i >> 8));

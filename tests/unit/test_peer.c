@@ -17,8 +17,8 @@
 #include "unit.h"
 
 /* ranks far apart and sharing cache slots (OMPI_OSC_NEWRMA_PEER_CACHE apart) */
-static const int ranks[] = {0, 5, 5 + OMPI_OSC_NEWRMA_PEER_CACHE, 5 + 2 * OMPI_OSC_NEWRMA_PEER_CACHE,
-                            1000, 1000000, 31};
+static const int ranks[] = {
+    0, 5, 5 + OMPI_OSC_NEWRMA_PEER_CACHE, 5 + 2 * OMPI_OSC_NEWRMA_PEER_CACHE, 1000, 1000000, 31};
 #define NRANKS ((int) (sizeof(ranks) / sizeof(ranks[0])))
 
 static int walked, released;
