@@ -1439,8 +1439,8 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
  * MPI_NO_OP ignores its origin, which callers leave empty (ARMCI-MPI's
  * every get is MPI_Get_accumulate(NULL, 0, ..., MPI_NO_OP)): the result
  * buffer is then the local side; taking the origin's count of 0 sent such
- * a read of 48 doubles the full way, 0.18-0.36 against 0.11 us.  False
- * sends the call the full way, which also reports every error. */
+ * a read of 48 doubles the full way (897 instructions a call, 315 here).
+ * False sends the call the full way, which also reports every error. */
 static inline __opal_attribute_always_inline__ bool
 acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const void *origin_addr,
          int origin_count, struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
