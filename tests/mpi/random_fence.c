@@ -23,6 +23,7 @@
  * overlap other SUMs: commutative, so the result is order-independent) and
  * MPI_Get_accumulate with SUM, BXOR, REPLACE or NO_OP on regions nobody
  * else touches in the epoch; their fetched results are compared as well.
+ * Every other NO_OP leaves its origin empty (NULL, 0, MPI_BYTE).
  *
  * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc]
  */
@@ -309,7 +310,10 @@ int main(int argc, char **argv)
             } else if (K_GACC == op->kind) {
                 res[i] = malloc(sizeof(int) * op->count);
                 memset(res[i], 0xCD, sizeof(int) * op->count);
-                MPI_CHECK(MPI_Get_accumulate(bufs[i], ocount, odt, res[i], op->count, MPI_INT,
+                /* every other MPI_NO_OP without an origin, as ARMCI-MPI reads */
+                int bare = MPI_NO_OP == gops[op->gop] && (i & 1);
+                MPI_CHECK(MPI_Get_accumulate(bare ? NULL : bufs[i], bare ? 0 : ocount,
+                                             bare ? MPI_BYTE : odt, res[i], op->count, MPI_INT,
                                              op->target, disp, tcount, tdt, gops[op->gop], w.win));
             } else if (K_PUT == op->kind) {
                 mtest_fill(bufs[i], olen, (uint32_t) (seed * 31 + e * 1009 + i));
