@@ -103,10 +103,11 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
  * The plain rule's common case in one step: @p bytes of contiguous
  * elements of the predefined @p basic at @p target, reduced with @p op from
  * @p origin (old values first to @p result, if not NULL), under @p lock.
- * Only for an op with a loop of its own, MPI_REPLACE, or MPI_NO_OP of a
- * fetching kind, on elements CPU atomics could update; @return false,
- * having done nothing, for anything else (ompi_osc_newrma_acc_apply
- * then).  The caller checked the types and the range.
+ * Any predefined op valid on @p basic (a loop of its own, MPI_REPLACE,
+ * MPI_NO_OP of a fetching kind, Open MPI's reduction for the rest), on
+ * elements stored without padding; @return false, having done nothing,
+ * for anything else (ompi_osc_newrma_acc_apply then).  The caller checked
+ * the types and the range.
  */
 bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
