@@ -511,18 +511,39 @@ bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
     return true;
 }
 
+/* MPI_NO_OP and MPI_REPLACE move data without reducing: the old values
+ * packed out, the new unpacked in, each in one pass of the datatype engine
+ * (a vector by its own loop).  Segment by segment, a NO_OP read of 4096
+ * doubles at stride 2 took 55-68 us against osc/rdma's 12-19. */
+static int acc_move_plain(const ompi_osc_newrma_acc_apply_t *a)
+{
+    int ret = OMPI_SUCCESS;
+
+    if (NULL != a->result) {
+        ret = ompi_osc_newrma_dtype_pack_at(a->result, a->base, a->target_dt, a->target_count,
+                                            a->offset, a->len);
+    }
+    if (OMPI_SUCCESS == ret && NULL != a->origin) {
+        ret = ompi_osc_newrma_dtype_unpack_at(a->base, a->target_dt, a->target_count, a->offset,
+                                              a->origin, a->len);
+    }
+    return ret;
+}
+
 static int acc_apply_plain(acc_walk_t *w)
 {
     const ompi_osc_newrma_acc_apply_t *a = w->a;
+    bool move = NULL == a->compare && (NULL == a->origin || acc_is_replace(a->op));
     int ret;
 
     if (NULL != a->origin && NULL == a->compare) {
         w->loop = acc_loop(a->op, a->basic, w->size);
     }
     acc_lock(a->lock);
-    ret = ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
-                                                      (uint64_t) (uintptr_t) a->base, a->offset,
-                                                      a->len, acc_segment_plain, (void *) w);
+    ret = move ? acc_move_plain(a)
+               : ompi_osc_newrma_dtype_foreach_segment_range(
+                     a->target_dt, a->target_count, (uint64_t) (uintptr_t) a->base, a->offset,
+                     a->len, acc_segment_plain, (void *) w);
     acc_unlock(a->lock);
     return ret;
 }
