@@ -34,31 +34,14 @@ static void read_block(void *result, int n, MPI_Datatype type, int target, MPI_A
                                  n, type, MPI_NO_OP, w.win));
 }
 
-static void round_open(int target)
-{
-    if (MTEST_SYNC_LOCK == sync_mode) {
-        MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w.win));
-    }
-}
-
-/* Everything this rank issued to @p target is complete there. */
-static void round_close(int target)
-{
-    if (MTEST_SYNC_LOCK == sync_mode) {
-        MPI_CHECK(MPI_Win_unlock(target, w.win));
-    } else {
-        MPI_CHECK(MPI_Win_flush(target, w.win));
-    }
-}
-
 /* One write of @p src to @p t's block by @p op, then the block read back
  * into @p got; both complete at return. */
 static void write_then_read(int t, const void *src, MPI_Datatype type, MPI_Op op, void *got)
 {
-    round_open(t);
+    mtest_round_open(w.win, sync_mode, MPI_LOCK_SHARED, t);
     MPI_CHECK(MPI_Accumulate(src, count, type, t, w.disp0[t], count, type, op, w.win));
     read_block(got, count, type, t, 0);
-    round_close(t);
+    mtest_round_close(w.win, sync_mode, t);
 }
 
 static void phase_sum(void)
@@ -138,9 +121,9 @@ static void phase_replace(void)
                             got[i], mine[i]);
             }
             /* shifted by one element: elements 1..count, the last never written */
-            round_open(t);
+            mtest_round_open(w.win, sync_mode, MPI_LOCK_SHARED, t);
             read_block(got, count, MPI_DOUBLE, t, (MPI_Aint) sizeof(double));
-            round_close(t);
+            mtest_round_close(w.win, sync_mode, t);
             for (int i = 0; i < count; ++i) {
                 MTEST_CHECK(is_stamp(got[i], &rank),
                             "replace: shifted read of rank %d element %d "
