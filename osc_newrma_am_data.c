@@ -295,14 +295,8 @@ static size_t pkt_put_chunk(const ompi_osc_newrma_module_t *module, size_t desc_
     return room >= max / 2 ? room : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
 }
 
-/* Whether the transport emulates RDMA to @p target (TCP), or cannot tell.
- * Elsewhere it reads large messages in place (by hardware or the kernel),
- * so a described PUT's chunk of more than batch_rndv_bytes goes from the
- * origin's stream in a message of its own by rendezvous: it lands in a
- * pooled buffer at the target, one copy fewer than through an aggregated
- * message, which took most of a strided PUT's time at the origin. */
-static bool pkt_put_target_emulated(ompi_osc_newrma_module_t *module,
-                                    ompi_osc_newrma_target_t *target)
+bool ompi_osc_newrma_pkt_target_emulated(ompi_osc_newrma_module_t *module,
+                                         const ompi_osc_newrma_target_t *target)
 {
     bool emulated = true;
     ucp_ep_h ep;
@@ -321,9 +315,15 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
     size_t chunk = pkt_put_chunk(module, desc_len);
     size_t first = desc_len + (op->bytes < chunk ? op->bytes : chunk);
-    /* the peer is looked up only when the largest chunk is large enough */
-    bool rndv =
-        ompi_osc_newrma_pkt_message_rndv(false, first) && !pkt_put_target_emulated(module, target);
+    /* Where the transport reads large messages in place (by hardware or the
+     * kernel; not TCP, which emulates RDMA), a described PUT's chunk of
+     * more than batch_rndv_bytes goes from the origin's stream in a message
+     * of its own by rendezvous: it lands in a pooled buffer at the target,
+     * one copy fewer than through an aggregated message, which took most
+     * of a strided PUT's time at the origin.  The peer is looked up only
+     * when the largest chunk is large enough. */
+    bool rndv = ompi_osc_newrma_pkt_message_rndv(false, first) &&
+                !ompi_osc_newrma_pkt_target_emulated(module, target);
 
     OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout%s)",
                        op->bytes, target->rank, rndv ? ", by rendezvous" : "");
@@ -734,8 +734,8 @@ static int pkt_answer_get_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_
     reply.tag = pkt->hdr.tag;
     reply.tag2 = pkt->hdr.tag2;
     reply.len = pkt->hdr.len;
-    return ompi_osc_newrma_pkt_answer_rndv(module, pkt, &reply,
-                                           (const void *) (uintptr_t) pkt->hdr.addr, pkt->hdr.len);
+    return ompi_osc_newrma_pkt_answer_rndv(
+        module, pkt, &reply, (const void *) (uintptr_t) pkt->hdr.addr, pkt->hdr.len, false);
 }
 
 /* A GET whose target layout its payload describes: bytes [tag, tag+len)
@@ -853,9 +853,8 @@ void ompi_osc_newrma_pkt_deliver_reply(ompi_osc_newrma_op_t *op, char *stream,
     opal_atomic_add_fetch_32(&op->outstanding, -1);
 }
 
-/* A GET's answer sent by rendezvous: received straight into the origin
- * buffer; the op counts it when it has landed (its second visit). */
-static void pkt_land_get_reply(ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_t *pkt)
+void ompi_osc_newrma_pkt_land_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                    ompi_osc_newrma_pkt_t *pkt)
 {
     int ret = OMPI_ERR_BAD_PARAM;
 
@@ -863,7 +862,7 @@ static void pkt_land_get_reply(ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_t *
         ret = pkt->hdr.status;
     } else if (pkt->payload_len == pkt->hdr.len && pkt->hdr.tag <= op->bytes &&
                pkt->hdr.len <= op->bytes - pkt->hdr.tag) {
-        ret = ompi_osc_newrma_pkt_land(pkt, op->get_stream + pkt->hdr.tag);
+        ret = ompi_osc_newrma_pkt_land(pkt, stream + pkt->hdr.tag);
         if (OMPI_SUCCESS == ret) {
             return;
         }
@@ -903,7 +902,7 @@ static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newr
     op = (void *) (uintptr_t) pkt->hdr.tag2; /* its op element: where the data goes */
 
     if (pkt->rndv || (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
-        pkt_land_get_reply(op, pkt);
+        ompi_osc_newrma_pkt_land_reply(op, op->get_stream, pkt);
         return;
     }
     pkt_get_answered(pkt);

@@ -120,6 +120,16 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
                                        const ompi_osc_newrma_pkt_t *pkt, int status);
 
+/** Whether the transport to @p target emulates RDMA (TCP), or cannot tell. */
+bool ompi_osc_newrma_pkt_target_emulated(ompi_osc_newrma_module_t *module,
+                                         const ompi_osc_newrma_target_t *target);
+
+/** An answer sent by rendezvous (a GET's, a fetching accumulate's): received
+ * straight into @p stream at its offset (hdr.tag); @p op counts it when it
+ * has landed, on the packet's second visit (LANDED). */
+void ompi_osc_newrma_pkt_land_reply(ompi_osc_newrma_op_t *op, char *stream,
+                                    ompi_osc_newrma_pkt_t *pkt);
+
 /** Origin side: the data of a GET_REPLY or ACC_REPLY @p pkt for @p op goes
  * to @p stream at the offset it carries (or @p op fails), and the op has one
  * answer less to wait for. */

@@ -798,13 +798,18 @@ static void pkt_land_batch(ompi_osc_newrma_pkt_t *pkt)
 
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
                                     const ompi_osc_newrma_pkt_t *pkt,
-                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len)
+                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len,
+                                    bool owned)
 {
     ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_SENT);
     ucp_ep_h ep;
     int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
                              : ompi_osc_newrma_pkt_ep(module, pkt->hdr.src, &ep);
 
+    if (NULL != notice && owned) {
+        notice->payload = (char *) data; /* freed with the notice (pkt_free) */
+        notice->am_buffer = true;
+    }
     if (OMPI_SUCCESS == ret) {
         hdr->cid = module->cid;
         hdr->src = module->my_rank;
@@ -816,6 +821,7 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
                                                notice);
     }
     if (OMPI_SUCCESS != ret && NULL != notice) {
+        notice->am_buffer = false; /* @p data stays the caller's */
         pkt_free(notice);
     }
     return ret;

@@ -93,7 +93,8 @@ typedef enum {
  * hdr.status: how.  Made by the receiver for itself, never sent. */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_LANDED 0x10
 /** GET: answer by rendezvous, the data read in place and received straight
- * into the origin's buffer */
+ * into the origin's buffer; a fetching ACC: its old values the same way,
+ * from a buffer of the target's */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_RNDV 0x20
 /** the rendezvous answer to this packet has been read
  * (ompi_osc_newrma_pkt_answer_rndv); hdr.status: how.  Never sent. */
@@ -231,11 +232,15 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
  * payload is read in place, and when it has been, @p pkt comes back to its
  * handler with OMPI_OSC_NEWRMA_PKT_FLAG_SENT and the outcome in hdr.status
  * (so what depends on the read, such as counting a GET as applied, waits
- * for it).  Handler context only.  @return an error if nothing was sent.
+ * for it).  When @p owned, @p data is a buffer of the transport's pool
+ * (ompi_osc_newrma_ucx_am_buffer) that the answer frees after that visit.
+ * Handler context only.  @return an error if nothing was sent (@p data
+ * stays the caller's).
  */
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
                                     const ompi_osc_newrma_pkt_t *pkt,
-                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len);
+                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len,
+                                    bool owned);
 
 /** Put a packet into the inbox (called from the UCX receive callback).  Its
  * payload is copied, or, when @p may_keep and it is large, kept where it is

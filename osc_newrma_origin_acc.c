@@ -38,6 +38,14 @@ size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
     return chunk >= size ? chunk / size * size : size;
 }
 
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic)
+{
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    return OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK / size * size;
+}
+
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
 {
     ptrdiff_t offset;
@@ -150,20 +158,44 @@ void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_os
     }
 }
 
+/* Whether @p op goes by rendezvous, in chunks of
+ * OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK, to a target whose transport emulates
+ * RDMA (TCP): an MPI_Accumulate of at least rndv_threshold bytes, whose
+ * operands land in one buffer at the target and are applied from there in
+ * one pass, as osc/pt2pt's receive does, or a read of as many
+ * (MPI_NO_OP), whose old values come back the same way, straight into the
+ * result stream.  In eager chunks of 64 KiB over TCP every byte was copied
+ * once more, out of UCX's receive segment (an MPI_REPLACE of 2 MiB in a
+ * lock epoch took 2-4 times osc/pt2pt's time; by rendezvous 0.78-0.93
+ * times the eager chunks' in one run); over UCX's shared memory the eager
+ * chunks were faster (0.57-0.85 times), as they are for fetching
+ * accumulates with operands, whose three steps (operands, reduction, old
+ * values) the chunks overlap and a rendezvous does one after the other. */
+static bool acc_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                     const ompi_osc_newrma_op_t *op, const char *stream)
+{
+    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+
+    return OMPI_OSC_NEWRMA_OP_CAS != op->kind && (!fetch || NULL == stream) &&
+           ompi_osc_newrma_pkt_rndv(module, op->bytes) &&
+           ompi_osc_newrma_pkt_target_emulated(module, target);
+}
+
 /* One ACC packet.  Operands beyond aggregate_threshold go straight from the
  * origin's stream (the op completes when UCX has sent them), as large PUTs
  * do: copying them into the aggregated message cost more than sending it
- * (fresh pages for every message). */
+ * (fresh pages for every message); by rendezvous when @p rndv. */
 static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                           ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
-                          const void *desc, size_t desc_len, const char *data, size_t data_len)
+                          const void *desc, size_t desc_len, const char *data, size_t data_len,
+                          bool rndv)
 {
     int ret;
 
     if (NULL != data && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
-        op->bytes > module->config.aggregate_threshold) {
+        (rndv || op->bytes > module->config.aggregate_threshold)) {
         return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, desc, desc_len, data, data_len,
-                                           false);
+                                           rndv);
     }
     ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, desc_len, data, data_len);
     if (OMPI_SUCCESS == ret) {
@@ -179,8 +211,10 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
-    size_t chunk = ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
+    bool rndv = acc_rndv(module, target, op, stream);
     bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
+    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic)
+                        : ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
     char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
     const void *desc;
     int ret = ompi_datatype_get_pack_description(op->target_dt, &desc);
@@ -198,6 +232,9 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;
     ompi_osc_newrma_acc_pkt_fill(&hdr, op);
+    if (rndv && fetch) {
+        hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* a read: the old values by rendezvous */
+    }
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         size_t data_len = NULL == stream ? 0 : OMPI_OSC_NEWRMA_OP_CAS == op->kind ? 2 * len : len;
@@ -207,13 +244,13 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
             opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
         }
         ret = acc_send_chunk(module, target, op, &hdr, desc, desc_len,
-                             NULL == stream ? NULL : stream + offset, data_len);
+                             NULL == stream ? NULL : stream + offset, data_len, rndv);
         if (OMPI_SUCCESS != ret && fetch) {
             opal_atomic_add_fetch_32(&op->outstanding, -1);
         }
     }
-    OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d as packets", op->bytes,
-                       target->rank);
+    OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d as packets%s", op->bytes,
+                       target->rank, rndv ? " by rendezvous" : "");
     return ret;
 }
 
@@ -310,6 +347,10 @@ static void acc_handle_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     ompi_osc_newrma_op_t *op = (void *) (uintptr_t) pkt->hdr.tag2;
 
     (void) module;
+    if (pkt->rndv || (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
+        ompi_osc_newrma_pkt_land_reply(op, op->result_stream, pkt);
+        return;
+    }
     ompi_osc_newrma_pkt_deliver_reply(op, op->result_stream, pkt);
 }
 

@@ -25,6 +25,13 @@ struct ompi_osc_newrma_pkt_hdr_t;
  * what one aggregated message holds. */
 #define OMPI_OSC_NEWRMA_ACC_CHUNK (64 * 1024)
 
+/** Chunk of an MPI_Accumulate sent by rendezvous (rounded down to whole
+ * elements): the target lands each in a buffer of this size. */
+#define OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK (8 * 1024 * 1024)
+
+/** Bytes per rendezvous chunk for elements of @p basic. */
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic);
+
 /** Bytes per pipeline chunk for elements of @p basic whose packets carry a
  * layout description of @p desc_len bytes. */
 size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,

@@ -98,6 +98,40 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
 }
 
+/* An ACC chunk whose operands came by rendezvous: its description and
+ * operands land in one buffer, and the packet is applied from there on its
+ * second visit (LANDED), its origin's later packets waiting meanwhile.
+ * @return true when the landing started. */
+static bool acc_land(ompi_osc_newrma_pkt_t *pkt, int *ret_p)
+{
+    if (pkt->prefix_len + pkt->payload_len != pkt->hdr.desc_len + pkt->hdr.len) {
+        *ret_p = OMPI_ERR_BAD_PARAM;
+        return false;
+    }
+    *ret_p = ompi_osc_newrma_pkt_land_pooled(pkt);
+    return OMPI_SUCCESS == *ret_p;
+}
+
+/* A fetching accumulate's old values, which its origin asked for by
+ * rendezvous (a large one): read from @p result, which the answer frees
+ * once they have been.  @return true when sent that way; false leaves
+ * the answer, and @p result, to the caller (which answers eagerly). */
+static bool acc_answer_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                            int status, char *result)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+
+    if (OMPI_SUCCESS != status || !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV)) {
+        return false;
+    }
+    reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    reply.len = pkt->hdr.len;
+    return OMPI_SUCCESS ==
+           ompi_osc_newrma_pkt_answer_rndv(module, pkt, &reply, result, pkt->hdr.len, true);
+}
+
 /* Target side: an ACC packet (agent).  The old values of a fetching one
  * go to a buffer of the transport's pool, not one malloc'd per packet: a
  * chunk is up to 64 KiB, and glibc giving the heap's top back after each
@@ -105,21 +139,39 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
 static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
-    ompi_datatype_t *dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    ompi_datatype_t *dt = NULL;
     char *result = NULL;
-    int ret = OMPI_ERR_OUT_OF_RESOURCE;
+    int ret = OMPI_SUCCESS;
 
-    if (ompi_osc_newrma_pkt_test_fail()) {
-        ret = OMPI_ERROR;
-    } else if (NULL != dt &&
-               (!fetch || NULL != (result = ompi_osc_newrma_ucx_am_buffer(0, pkt->hdr.len)))) {
-        ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
-                            pkt->payload + pkt->hdr.desc_len, result);
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
+        /* its answer by rendezvous was read; the packet counted already */
+        if (OMPI_SUCCESS != pkt->hdr.status) {
+            OSC_NEWRMA_VERBOSE(1, "cannot answer an accumulate of rank %d: %d", pkt->hdr.src,
+                               pkt->hdr.status);
+        }
+        return;
+    }
+    if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+        ret = pkt->hdr.status;
+    } else if (ompi_osc_newrma_pkt_test_fail()) {
+        ret = OMPI_ERROR; /* a rendezvous payload is cancelled with the packet */
+    } else if (pkt->rndv && acc_land(pkt, &ret)) {
+        return;
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        if (NULL != (dt = ompi_osc_newrma_pkt_datatype(module, pkt)) &&
+            (!fetch || NULL != (result = ompi_osc_newrma_ucx_am_buffer(0, pkt->hdr.len)))) {
+            ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
+                                pkt->payload + pkt->hdr.desc_len, result);
+        }
     }
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(1, "cannot apply an accumulate of rank %d: %d", pkt->hdr.src, ret);
     }
-    if (fetch) {
+    if (fetch && acc_answer_rndv(module, pkt, ret, result)) {
+        result = NULL; /* the answer's now */
+    } else if (fetch) {
         /* answered even when it failed, so the origin is not left waiting */
         ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, ret,
                                    OMPI_SUCCESS == ret ? result : NULL);

@@ -47,6 +47,8 @@ typedef struct {
     char data[];
 } ucx_am_buffer_t;
 
+static void ucx_am_kept_free(void);
+
 /* UCX 1.13 reads an active message's header until the send completes;
  * without a header, the state of a rendezvous receive. */
 typedef struct {
@@ -555,6 +557,7 @@ void ompi_osc_newrma_ucx_fini(void)
         OBJ_DESTRUCT(&ucx_am_buffers);
         ucx_lists_ready = false;
     }
+    ucx_am_kept_free();
 }
 
 static uint64_t ucx_proc_key(struct ompi_proc_t *proc)
@@ -1114,13 +1117,68 @@ static ucx_am_buffer_t *ucx_am_buffer_of(void *data)
     return (ucx_am_buffer_t *) ((char *) data - offsetof(ucx_am_buffer_t, data));
 }
 
+/* Buffers above the pool's sizes (malloc'd) that the last frees left for
+ * the next ones: the landing of a large accumulate's operands and a
+ * fetching one's old values, each of 2 MiB, malloc'd and freed per
+ * operation, made glibc give the heap's top back and fault it in again
+ * every time (2.2 ms of a 2 MiB GET_ACCUMULATE's 5 ms over shared memory).
+ * At most UCX_AM_KEPT of them, of at most UCX_AM_KEPT_MAX bytes each. */
+#define UCX_AM_KEPT     2
+#define UCX_AM_KEPT_MAX ((size_t) 8 << 20)
+static ucx_am_buffer_t *volatile ucx_am_kept[UCX_AM_KEPT];
+
+/* A kept buffer of @p need bytes or more, or NULL; a smaller one taken on
+ * the way is freed (a larger one will be kept in its place). */
+static ucx_am_buffer_t *ucx_am_kept_take(size_t need)
+{
+    for (int i = 0; i < UCX_AM_KEPT; ++i) {
+        ucx_am_buffer_t *buf = (ucx_am_buffer_t *) opal_atomic_swap_ptr(&ucx_am_kept[i], NULL);
+
+        if (NULL != buf && buf->room >= need) {
+            return buf;
+        }
+        free(buf);
+    }
+    return NULL;
+}
+
+/* Keep malloc'd @p buf for reuse: @return false when it is too large or
+ * every place is taken. */
+static bool ucx_am_kept_put(ucx_am_buffer_t *buf)
+{
+    if (buf->room > UCX_AM_KEPT_MAX) {
+        return false;
+    }
+    for (int i = 0; i < UCX_AM_KEPT; ++i) {
+        void *none = NULL;
+
+        if (opal_atomic_compare_exchange_strong_ptr(&ucx_am_kept[i], &none, buf)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void ucx_am_kept_free(void)
+{
+    for (int i = 0; i < UCX_AM_KEPT; ++i) {
+        free(ucx_am_kept[i]);
+        ucx_am_kept[i] = NULL;
+    }
+}
+
 void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
 {
     size_t need = hdr_len + capacity;
     bool small = need <= UCX_AM_POOLED_BYTES, large = !small && need <= ucx_am_large_room;
-    ucx_am_buffer_t *buf = ucx_pooled_get(small ? &ucx_am_buffers : &ucx_am_large, small || large,
-                                          sizeof(*buf) + need);
+    ucx_am_buffer_t *buf = small || large ? NULL : ucx_am_kept_take(need);
 
+    if (NULL != buf) {
+        buf->hdr_len = hdr_len; /* its room stays what it was made with */
+        return buf->data;
+    }
+    buf = ucx_pooled_get(small ? &ucx_am_buffers : &ucx_am_large, small || large,
+                         sizeof(*buf) + need);
     if (NULL == buf) {
         return NULL;
     }
@@ -1167,8 +1225,10 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity)
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data)
 {
-    if (NULL != data) {
-        ucx_pooled_put(&ucx_am_buffer_of(data)->head);
+    ucx_am_buffer_t *buf = NULL != data ? ucx_am_buffer_of(data) : NULL;
+
+    if (NULL != buf && (NULL != buf->head.list || !ucx_am_kept_put(buf))) {
+        ucx_pooled_put(&buf->head);
     }
 }
 

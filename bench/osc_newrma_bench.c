@@ -11,7 +11,17 @@
  *   lat    OP put|get|acc|gacc|fop|cas, SYNC lock|flush|flush_local|fence|pscw:
  *          microseconds per operation (lock: lock + op + unlock; flush and
  *          flush_local: op + flush in one lock_all epoch; fence and pscw: the
- *          OSU ping-pong of two epochs per iteration, halved)
+ *          OSU ping-pong of two epochs per iteration, halved); acc and gacc
+ *          are MPI_SUM of int64 elements.  The other accumulates, with the
+ *          same SYNCs (SIZE a multiple of the element):
+ *          accr   MPI_Accumulate MPI_REPLACE of int64 (ARMCI-MPI's put)
+ *          gaccn  MPI_Get_accumulate MPI_NO_OP of int64 with no origin
+ *                 buffer (NULL, 0): ARMCI-MPI's get
+ *          accld  MPI_Accumulate MPI_SUM of long double
+ *          accb   MPI_Accumulate MPI_SUM of int8, +1 and -1 in turn (no
+ *                 overflow: Open MPI 4.1's own reduction saturates 8- and
+ *                 16-bit sums in its vector loop and wraps them elsewhere)
+ *          accml  MPI_Accumulate MPI_MAXLOC of MPI_2INT pairs
  *   bw     OP put|get, SYNC flush|fence: MB/s of windows of 64 operations,
  *          each window closed by one flush (or fence); OP putv|getv: the
  *          same with a strided target layout (8-byte blocks every 16 bytes,
@@ -51,7 +61,22 @@
 #define MAX_WIN_BYTES (16u << 20)
 
 typedef enum { K_LAT, K_BW, K_RATE, K_EMPTY, K_WIN, K_MEM, K_MULTI } kind_t;
-typedef enum { O_PUT, O_GET, O_ACC, O_GACC, O_FOP, O_CAS, O_PUTV, O_GETV, O_NONE } op_t;
+typedef enum {
+    O_PUT,
+    O_GET,
+    O_ACC,
+    O_GACC,
+    O_FOP,
+    O_CAS,
+    O_PUTV,
+    O_GETV,
+    O_ACCR,
+    O_GACCN,
+    O_ACCLD,
+    O_ACCB,
+    O_ACCML,
+    O_NONE
+} op_t;
 typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
 typedef enum { F_CREATE, F_ALLOCATE, F_SHARED, F_DYNAMIC } flavor_t;
 
@@ -87,8 +112,9 @@ static int lookup(const char *s, const char *const *names, int n)
 }
 
 static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem", "multi"};
-static const char *const op_names[] = {"put", "get",  "acc",  "gacc", "fop",
-                                       "cas", "putv", "getv", "-"};
+static const char *const op_names[] = {"put",  "get",  "acc",   "gacc",  "fop",  "cas",   "putv",
+                                       "getv", "accr", "gaccn", "accld", "accb", "accml", "-"};
+#define N_OPS ((int) (sizeof(op_names) / sizeof(op_names[0])))
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
 static const char *const flavor_names[] = {"create", "allocate", "shared", "dynamic"};
@@ -108,7 +134,7 @@ static int row_parse(const char *text, row_t *row)
         return -1;
     }
     v[0] = lookup(f[0], kind_names, 7);
-    v[1] = lookup(f[1], op_names, 9);
+    v[1] = lookup(f[1], op_names, N_OPS);
     v[2] = lookup(f[2], sync_names, 7);
     v[3] = lookup(f[3], flavor_names, 4);
     if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) {
@@ -249,6 +275,33 @@ typedef struct {
     MPI_Datatype strided; /* putv / getv: the target layout of one op */
 } ctx_t;
 
+/* Bytes of one element of an accumulate row's datatype (8 for the others). */
+static size_t op_elem(op_t op)
+{
+    switch (op) {
+        case O_ACCLD:
+            return sizeof(long double);
+        case O_ACCB:
+            return 1;
+        default:
+            return 8; /* int64, MPI_2INT */
+    }
+}
+
+/* Whether an op is one of the accumulate variants (accr ... accml). */
+static int op_acc_variant(op_t op)
+{
+    return op >= O_ACCR && op <= O_ACCML;
+}
+
+/* The values of the accumulate variants, element @p e: what an origin's
+ * REPLACE writes, what a NO_OP read finds, a MAXLOC pair's value. */
+#define ACCR_VALUE(e)  (0x1000 + (int64_t) (e))
+#define GACCN_VALUE(e) (0x2000 + (int64_t) (e))
+/* the index a MAXLOC pair holds before any origin's: above every rank's,
+ * so that each pair an origin's equal value reached holds its rank */
+#define ACCML_NOBODY 1000000000
+
 /* putv / getv: the target layout of an op spans twice its payload. */
 static int op_strided(op_t op)
 {
@@ -290,6 +343,28 @@ static void op_issue(ctx_t *c, size_t offset, char *origin, char *result)
             break;
         case O_FOP:
             CHECK(MPI_Fetch_and_op(&c->one, result, MPI_INT64_T, peer, disp, MPI_SUM, win));
+            break;
+        case O_ACCR:
+            CHECK(MPI_Accumulate(origin, n64, MPI_INT64_T, peer, disp, n64, MPI_INT64_T,
+                                 MPI_REPLACE, win));
+            break;
+        case O_GACCN:
+            CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, result, n64, MPI_INT64_T, peer, disp,
+                                     n64, MPI_INT64_T, MPI_NO_OP, win));
+            break;
+        case O_ACCLD: {
+            int nld = (int) (c->row->size / sizeof(long double));
+            CHECK(MPI_Accumulate(origin, nld, MPI_LONG_DOUBLE, peer, disp, nld, MPI_LONG_DOUBLE,
+                                 MPI_SUM, win));
+            break;
+        }
+        case O_ACCB: /* the buffer of +1s, then that of -1s */
+            CHECK(MPI_Accumulate(origin + (c->count & 1) * (size_t) n, n, MPI_INT8_T, peer, disp, n,
+                                 MPI_INT8_T, MPI_SUM, win));
+            break;
+        case O_ACCML:
+            CHECK(
+                MPI_Accumulate(origin, n64, MPI_2INT, peer, disp, n64, MPI_2INT, MPI_MAXLOC, win));
             break;
         case O_CAS:
             /* count -> count + 1: succeeds every time when ops apply in order */
@@ -469,6 +544,48 @@ static int verify_strided(ctx_t *c, const unsigned char *mem, int64_t from_peer,
     return ok;
 }
 
+/* The accumulate variants, at offset 0 of my window memory @p mem (the
+ * peer's @p from_peer operations reached it) or in my result buffer. */
+static int verify_acc_variant(ctx_t *c, const unsigned char *mem, int64_t from_peer, int shift)
+{
+    size_t n = c->row->size / op_elem(c->row->op);
+    int ok = 1;
+
+    for (size_t e = 0; e < n; ++e) {
+        switch (c->row->op) {
+            case O_ACCR: {
+                int64_t v;
+                memcpy(&v, mem + e * 8, 8);
+                ok &= v == (from_peer > 0 ? ACCR_VALUE(e) : 0) + shift;
+                break;
+            }
+            case O_GACCN: {
+                int64_t v;
+                memcpy(&v, c->result + e * 8, 8);
+                ok &= 0 == c->count || v == GACCN_VALUE(e) + shift;
+                break;
+            }
+            case O_ACCLD: {
+                long double v;
+                memcpy(&v, mem + e * sizeof(v), sizeof(v));
+                ok &= v == (long double) (from_peer + shift);
+                break;
+            }
+            case O_ACCB:
+                ok &= mem[e] == (unsigned char) ((from_peer & 1) + shift);
+                break;
+            default: { /* O_ACCML */
+                int pair[2];
+                memcpy(pair, mem + e * 8, 8);
+                ok &= pair[0] == (int) e + 1 + shift &&
+                      pair[1] == (from_peer > 0 ? peer : ACCML_NOBODY);
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
 /* Each origin counted its operations in c->count; the target's int64
  * elements hold the sum of all operations that reached it. */
 static int verify_row(ctx_t *c)
@@ -510,6 +627,13 @@ static int verify_row(ctx_t *c)
                 memcpy(&v, mem + e * 8, 8);
                 ok &= v == expect;
             }
+            break;
+        case O_ACCR:
+        case O_GACCN:
+        case O_ACCLD:
+        case O_ACCB:
+        case O_ACCML:
+            ok = verify_acc_variant(c, mem, from_peer, shift);
             break;
         case O_FOP:
         case O_CAS: {
@@ -610,7 +734,8 @@ static int row_valid(row_t *row)
             if (O_NONE == row->op || row->sync > S_PSCW || row->size < 8) {
                 return 0;
             }
-            if ((O_ACC == row->op || O_GACC == row->op) && row->size % 8) {
+            if ((O_ACC == row->op || O_GACC == row->op || op_acc_variant(row->op)) &&
+                row->size % op_elem(row->op)) {
                 return 0;
             }
             return (O_FOP != row->op && O_CAS != row->op) || 8 == row->size;
@@ -664,6 +789,50 @@ static double warm_up(ctx_t *c, int warmup)
     return more > 0 ? row_loop(c, more) / more : t;
 }
 
+/* The origin buffer of an accumulate variant (@p bytes): REPLACE's
+ * values, 1 for the sums (and -1 in accb's second buffer), MAXLOC pairs
+ * (e + 1, my rank). */
+static void acc_variant_origin(ctx_t *c, size_t bytes)
+{
+    size_t elem = op_elem(c->row->op);
+
+    for (size_t e = 0; e < bytes / elem; ++e) {
+        char *at = c->origin + e * elem;
+        if (O_ACCR == c->row->op) {
+            int64_t v = ACCR_VALUE(e);
+            memcpy(at, &v, 8);
+        } else if (O_ACCLD == c->row->op) {
+            long double one = 1.0L;
+            memset(at, 0, elem);
+            memcpy(at, &one, sizeof(one));
+        } else if (O_ACCB == c->row->op) {
+            at[0] = 1;
+            at[bytes] = -1; /* the second buffer */
+        } else if (O_ACCML == c->row->op) {
+            int pair[2] = {(int) e + 1, me};
+            memcpy(at, pair, 8);
+        }
+    }
+}
+
+/* My window memory before a NO_OP read (the values it must find) or a
+ * MAXLOC row (the origins' values, with an index above every rank). */
+static void acc_variant_target(bwin_t *w, op_t op)
+{
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w->win));
+    for (size_t e = 0; e < w->bytes / 8; ++e) {
+        if (O_GACCN == op) {
+            int64_t v = GACCN_VALUE(e);
+            memcpy(w->base + e * 8, &v, 8);
+        } else {
+            int pair[2] = {(int) e + 1, ACCML_NOBODY};
+            memcpy(w->base + e * 8, pair, 8);
+        }
+    }
+    CHECK(MPI_Win_unlock(me, w->win));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Latency, bandwidth or message rate. */
 static void run_data_row(row_t *row)
 {
@@ -679,7 +848,7 @@ static void run_data_row(row_t *row)
         free(t);
         return;
     }
-    c.origin = malloc(bytes);
+    c.origin = malloc(O_ACCB == row->op ? 2 * bytes : bytes);
     c.result = malloc(bytes);
     for (size_t i = 0; i < bytes; ++i) {
         c.origin[i] = (char) pattern(i % (row->size ? row->size : 1));
@@ -688,13 +857,17 @@ static void run_data_row(row_t *row)
         for (size_t e = 0; e < bytes / 8; ++e) {
             memcpy(c.origin + e * 8, &c.one, 8);
         }
+    } else if (op_acc_variant(row->op)) {
+        acc_variant_origin(&c, bytes);
     }
     if (op_strided(row->op)) {
         CHECK(MPI_Type_vector((int) (row->size / 8), 8, 16, MPI_BYTE, &c.strided));
         CHECK(MPI_Type_commit(&c.strided));
     }
     /* the target's memory: the pattern for GET, zeros for the counters */
-    if (O_GET == row->op || O_GETV == row->op) {
+    if (O_GACCN == row->op || O_ACCML == row->op) {
+        acc_variant_target(&w, row->op);
+    } else if (O_GET == row->op || O_GETV == row->op) {
         CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));
         for (size_t i = 0; i < bytes; ++i) {
             w.base[i] = (char) pattern(i % row->size);

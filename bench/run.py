@@ -41,6 +41,10 @@ TOP = os.path.dirname(HERE)
 COMPONENTS = ["newrma", "rdma", "ucx", "pt2pt"]
 OPS = ["put", "get", "acc", "gacc", "fop", "cas"]
 LAT_SYNCS = ["lock", "flush", "flush_local", "fence", "pscw"]
+# the other accumulates and their element's bytes: ARMCI-MPI's put (REPLACE)
+# and get (NO_OP, no origin buffer), long double, 1-byte elements, MAXLOC
+# pairs (latency rows; flush epochs only with --quick)
+ACC_VARIANTS = {"accr": 8, "gaccn": 8, "accld": 16, "accb": 1, "accml": 8}
 FLAVORS = ["create", "allocate", "shared", "dynamic"]
 # memory per window (mem rows): the two flavors every component has
 MEM_FLAVORS = ["create", "allocate"]
@@ -89,6 +93,10 @@ def build_rows(full, np_max):
             for sync in LAT_SYNCS:
                 for size in ([8] if op in ("fop", "cas") else sizes(full)):
                     rows.append((f"lat:{op}:{sync}:{flavor}:{size}", 2))
+        for op, elem in ACC_VARIANTS.items():
+            for sync in (LAT_SYNCS if full else ["flush"]):
+                for size in sizes(full):
+                    rows.append((f"lat:{op}:{sync}:{flavor}:{max(size, elem)}", 2))
         for op in ("put", "get"):
             for sync in ("flush", "fence"):
                 for size in sizes(full):

@@ -333,6 +333,19 @@ static int mtest_sync(const char *name)
     return -1;
 }
 
+/* The start of a test run as "PROG FLAVOR SYNC [N1] [N2]": MPI up, my rank
+ * and the size, SYNC (lockall when absent), and N1, N2 when given (each
+ * keeps its default otherwise). */
+static void mtest_start(int *argc, char ***argv, int *me, int *nprocs, int *sync, int *n1, int *n2)
+{
+    mtest_init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, nprocs);
+    *sync = mtest_sync(*argc > 2 ? (*argv)[2] : "lockall");
+    *n1 = *argc > 3 ? atoi((*argv)[3]) : *n1;
+    *n2 = *argc > 4 ? atoi((*argv)[4]) : *n2;
+}
+
 /* Active target: no flushes, no request-based operations. */
 static int mtest_sync_is_active(int sync)
 {
