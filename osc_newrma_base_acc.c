@@ -120,6 +120,21 @@ static void acc_unlock(volatile int32_t *lock)
     *lock = 0;
 }
 
+void ompi_osc_newrma_acc_lock_take(volatile int32_t *lock)
+{
+    acc_lock(lock);
+}
+
+void ompi_osc_newrma_acc_lock_release(volatile int32_t *lock)
+{
+    acc_unlock(lock);
+}
+
+bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op)
+{
+    return acc_is_replace(op);
+}
+
 ompi_osc_newrma_acc_fast_t ompi_osc_newrma_acc_fast(ompi_op_t *op, ompi_datatype_t *basic)
 {
     if (acc_is_replace(op)) {

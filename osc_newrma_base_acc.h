@@ -71,6 +71,18 @@ int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *
 /** True for MPI_NO_OP (no origin data travels). */
 bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op);
 
+/** True for MPI_REPLACE. */
+bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op);
+
+/**
+ * Take the accumulate lock @p lock (a word of the target's lock segment)
+ * for a data movement of the caller's that is then atomic per element with
+ * every accumulate applied to that memory: a cross-memory copy of an
+ * MPI_REPLACE or MPI_NO_OP.  Never held across progress.
+ */
+void ompi_osc_newrma_acc_lock_take(volatile int32_t *lock);
+void ompi_osc_newrma_acc_lock_release(volatile int32_t *lock);
+
 /** One application of an accumulate to target memory. */
 typedef struct {
     /** target memory: @p target_count elements of @p target_dt at @p base */

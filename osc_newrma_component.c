@@ -259,9 +259,11 @@ static void register_paths(void)
                    "complete when it returns, instead of UCX's transfer: up to twice as fast "
                    "for such an operation; a stream of them stays with UCX, whose pipeline "
                    "has both processes copying (one process copying alone, the kernel walking "
-                   "the peer's pages call by call, moved half as much); only where "
-                   "osc_newrma_shm is on and the kernel allows cross-memory attach; 0 never "
-                   "(default: 262144)",
+                   "the peer's pages call by call, moved half as much).  So is an MPI_REPLACE, "
+                   "or an MPI_NO_OP read, of as many bytes with nothing of this process before "
+                   "it unapplied at the target, under the target's accumulate lock (instead of "
+                   "packets through the target's agent).  Only where osc_newrma_shm is on and "
+                   "the kernel allows cross-memory attach; 0 never (default: 262144)",
                    &component.cma_bytes, 262144);
     register_bool("cma_pick",
                   "Such an operation (osc_newrma_cma_bytes) is the cross-memory copy or UCX's "
