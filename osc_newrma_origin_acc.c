@@ -166,9 +166,9 @@ void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_os
  * (MPI_NO_OP), whose old values come back the same way, straight into the
  * result stream.  In eager chunks of 64 KiB over TCP every byte was copied
  * once more, out of UCX's receive segment (an MPI_REPLACE of 2 MiB in a
- * lock epoch took 2-4 times osc/pt2pt's time; by rendezvous 0.78-0.93
+ * lock epoch took 2-4 times osc/pt2pt's time; by rendezvous 0.77-0.93
  * times the eager chunks' in one run); over UCX's shared memory the eager
- * chunks were faster (0.57-0.85 times), as they are for fetching
+ * chunks were faster (0.54-0.85 times), as they are for fetching
  * accumulates with operands, whose three steps (operands, reduction, old
  * values) the chunks overlap and a rendezvous does one after the other. */
 static bool acc_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
