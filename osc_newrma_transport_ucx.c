@@ -1142,11 +1142,13 @@ static ucx_am_buffer_t *ucx_am_kept_take(size_t need)
     return NULL;
 }
 
-/* Keep malloc'd @p buf for reuse: @return false when it is too large or
- * every place is taken. */
+/* Keep malloc'd @p buf for reuse: @return false when it is of a pooled
+ * size (malloc'd because its pool was out), too large, or every place is
+ * taken. */
 static bool ucx_am_kept_put(ucx_am_buffer_t *buf)
 {
-    if (buf->room > UCX_AM_KEPT_MAX) {
+    if (buf->room <= UCX_AM_POOLED_BYTES || buf->room <= ucx_am_large_room ||
+        buf->room > UCX_AM_KEPT_MAX) {
         return false;
     }
     for (int i = 0; i < UCX_AM_KEPT; ++i) {
