@@ -660,12 +660,17 @@ bool ompi_osc_newrma_pkt_test_fail(void)
 /* A PUT sent by rendezvous: contiguous data lands straight in the window; a
  * described chunk in a pooled buffer, unpacked on the packet's second
  * visit (LANDED).  It counts as applied on that visit. */
+int ompi_osc_newrma_pkt_land_described(ompi_osc_newrma_pkt_t *pkt)
+{
+    return pkt->prefix_len + pkt->payload_len == pkt->hdr.desc_len + pkt->hdr.len
+               ? ompi_osc_newrma_pkt_land_pooled(pkt)
+               : OMPI_ERR_BAD_PARAM;
+}
+
 static int pkt_land_put(ompi_osc_newrma_pkt_t *pkt)
 {
     if (!(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG)) {
-        return pkt->prefix_len + pkt->payload_len == pkt->hdr.desc_len + pkt->hdr.len
-                   ? ompi_osc_newrma_pkt_land_pooled(pkt)
-                   : OMPI_ERR_BAD_PARAM;
+        return ompi_osc_newrma_pkt_land_described(pkt);
     }
     if (0 != pkt->prefix_len || pkt->payload_len != pkt->hdr.len) {
         return OMPI_ERR_BAD_PARAM;
@@ -728,14 +733,8 @@ void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc
  * or another origin write there, waits for that. */
 static int pkt_answer_get_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_pkt_hdr_t reply = {0};
-
-    reply.type = OMPI_OSC_NEWRMA_PKT_GET_REPLY;
-    reply.tag = pkt->hdr.tag;
-    reply.tag2 = pkt->hdr.tag2;
-    reply.len = pkt->hdr.len;
-    return ompi_osc_newrma_pkt_answer_rndv(
-        module, pkt, &reply, (const void *) (uintptr_t) pkt->hdr.addr, pkt->hdr.len, false);
+    return ompi_osc_newrma_pkt_answer_rndv(module, pkt, OMPI_OSC_NEWRMA_PKT_GET_REPLY,
+                                           (const void *) (uintptr_t) pkt->hdr.addr, false);
 }
 
 /* A GET whose target layout its payload describes: bytes [tag, tag+len)

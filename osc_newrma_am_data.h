@@ -120,6 +120,12 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
                                        const ompi_osc_newrma_pkt_t *pkt, int status);
 
+/** A packet sent by rendezvous whose payload is a layout description
+ * (hdr.desc_len bytes, perhaps carried in its header) and hdr.len bytes of
+ * data: landed whole in a pooled buffer (ompi_osc_newrma_pkt_land_pooled);
+ * OMPI_ERR_BAD_PARAM, nothing started, when the sizes disagree. */
+int ompi_osc_newrma_pkt_land_described(ompi_osc_newrma_pkt_t *pkt);
+
 /** Whether the transport to @p target emulates RDMA (TCP), or cannot tell. */
 bool ompi_osc_newrma_pkt_target_emulated(ompi_osc_newrma_module_t *module,
                                          const ompi_osc_newrma_target_t *target);

@@ -797,10 +797,11 @@ static void pkt_land_batch(ompi_osc_newrma_pkt_t *pkt)
 }
 
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
-                                    const ompi_osc_newrma_pkt_t *pkt,
-                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len,
-                                    bool owned)
+                                    const ompi_osc_newrma_pkt_t *pkt, uint8_t type,
+                                    const void *data, bool owned)
 {
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+    size_t len = pkt->hdr.len;
     ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_SENT);
     ucp_ep_h ep;
     int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
@@ -811,14 +812,18 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
         notice->am_buffer = true;
     }
     if (OMPI_SUCCESS == ret) {
-        hdr->cid = module->cid;
-        hdr->src = module->my_rank;
+        reply.type = type;
+        reply.tag = pkt->hdr.tag;
+        reply.tag2 = pkt->hdr.tag2;
+        reply.len = len;
+        reply.cid = module->cid;
+        reply.src = module->my_rank;
         OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s to rank %d by rendezvous (%zu bytes)",
-                           module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type),
+                           module->my_rank, module->cid, ompi_osc_newrma_pkt_name(reply.type),
                            pkt->hdr.src, len);
         OMPI_OSC_NEWRMA_STAT_ADD(module, MESSAGES, 1);
-        ret = ompi_osc_newrma_ucx_am_send_rndv(ep, hdr, sizeof(*hdr), data, len, pkt_notice_post,
-                                               notice);
+        ret = ompi_osc_newrma_ucx_am_send_rndv(ep, &reply, sizeof(reply), data, len,
+                                               pkt_notice_post, notice);
     }
     if (OMPI_SUCCESS != ret && NULL != notice) {
         notice->am_buffer = false; /* @p data stays the caller's */

@@ -228,19 +228,18 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
 #define OMPI_OSC_NEWRMA_PKT_KEEP_MIN 4096
 
 /**
- * Answer @p pkt with @p hdr and @p len bytes at @p data by rendezvous: the
- * payload is read in place, and when it has been, @p pkt comes back to its
- * handler with OMPI_OSC_NEWRMA_PKT_FLAG_SENT and the outcome in hdr.status
- * (so what depends on the read, such as counting a GET as applied, waits
- * for it).  When @p owned, @p data is a buffer of the transport's pool
- * (ompi_osc_newrma_ucx_am_buffer) that the answer frees after that visit.
- * Handler context only.  @return an error if nothing was sent (@p data
- * stays the caller's).
+ * Answer @p pkt with a packet of @p type, its tags and its hdr.len bytes at
+ * @p data by rendezvous: the payload is read in place, and when it has
+ * been, @p pkt comes back to its handler with OMPI_OSC_NEWRMA_PKT_FLAG_SENT
+ * and the outcome in hdr.status (so what depends on the read, such as
+ * counting a GET as applied, waits for it).  When @p owned, @p data is a
+ * buffer of the transport's pool (ompi_osc_newrma_ucx_am_buffer) that the
+ * answer frees after that visit.  Handler context only.  @return an error
+ * if nothing was sent (@p data stays the caller's).
  */
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
-                                    const ompi_osc_newrma_pkt_t *pkt,
-                                    ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len,
-                                    bool owned);
+                                    const ompi_osc_newrma_pkt_t *pkt, uint8_t type,
+                                    const void *data, bool owned);
 
 /** Put a packet into the inbox (called from the UCX receive callback).  Its
  * payload is copied, or, when @p may_keep and it is large, kept where it is

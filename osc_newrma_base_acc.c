@@ -305,6 +305,12 @@ static int acc_segment_atomic(uint64_t addr, size_t len, size_t offset, void *ct
     return OMPI_SUCCESS;
 }
 
+/* Whether @p a only moves data: MPI_NO_OP or MPI_REPLACE, not a CAS. */
+static bool acc_moves(const ompi_osc_newrma_acc_apply_t *a)
+{
+    return NULL == a->compare && (NULL == a->origin || acc_is_replace(a->op));
+}
+
 /* MPI_NO_OP and MPI_REPLACE move data without reducing, under the lock
  * taken by the caller: the old values packed out, the new unpacked in,
  * each in one pass of the datatype engine (a vector by its own loop; pair
@@ -326,23 +332,17 @@ static int acc_move(const ompi_osc_newrma_acc_apply_t *a)
 }
 
 /* Elements with padding (MPI_DOUBLE_INT and the other pairs of mixed
- * widths), under the accumulate lock: NO_OP and REPLACE move; a reduction
- * or a CAS reads the old values, works in element form (pair types keep
- * their padding there) and writes back. */
+ * widths), under the accumulate lock: a reduction or a CAS reads the old
+ * values, works in element form (pair types keep their padding there) and
+ * writes back. */
 static int acc_apply_locked(const ompi_osc_newrma_acc_apply_t *a, size_t size)
 {
     size_t n = a->len / size;
     ptrdiff_t lb, extent; /* predefined elements: lb is 0 */
     char *old = a->result, *elems = NULL, *ops = NULL;
-    bool reduce = NULL != a->origin && NULL == a->compare && !acc_is_replace(a->op);
+    bool reduce = NULL == a->compare; /* acc_moves' kinds went before */
     int ret = OMPI_SUCCESS;
 
-    if (!reduce && NULL == a->compare) {
-        acc_lock(a->lock);
-        ret = acc_move(a); /* no element form needed */
-        acc_unlock(a->lock);
-        return ret;
-    }
     ompi_datatype_get_extent(a->basic, &lb, &extent);
     if (NULL == old) {
         old = malloc(a->len);
@@ -475,18 +475,14 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     size_t rel = offset - a->offset;
     char *t = (char *) (uintptr_t) addr;
 
+    /* a reduction or a CAS: NO_OP and REPLACE only move (acc_move) */
     if (NULL != a->result) {
         ompi_osc_newrma_copy(a->result + rel, t, len);
-    }
-    if (NULL == a->origin) {
-        return OMPI_SUCCESS; /* NO_OP */
     }
     if (NULL != a->compare) {
         if (0 == memcmp(t, a->compare + rel, len)) {
             memcpy(t, a->origin + rel, len);
         }
-    } else if (acc_is_replace(a->op)) {
-        ompi_osc_newrma_copy(t, a->origin + rel, len);
     } else if (NULL != w->loop) {
         w->loop(t, a->origin + rel, len / w->size);
     } else {
@@ -556,17 +552,15 @@ bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
 static int acc_apply_plain(acc_walk_t *w)
 {
     const ompi_osc_newrma_acc_apply_t *a = w->a;
-    bool move = NULL == a->compare && (NULL == a->origin || acc_is_replace(a->op));
     int ret;
 
-    if (NULL != a->origin && NULL == a->compare) {
+    if (NULL == a->compare) {
         w->loop = acc_loop(a->op, a->basic, w->size);
     }
     acc_lock(a->lock);
-    ret = move ? acc_move(a)
-               : ompi_osc_newrma_dtype_foreach_segment_range(
-                     a->target_dt, a->target_count, (uint64_t) (uintptr_t) a->base, a->offset,
-                     a->len, acc_segment_plain, (void *) w);
+    ret = ompi_osc_newrma_dtype_foreach_segment_range(a->target_dt, a->target_count,
+                                                      (uint64_t) (uintptr_t) a->base, a->offset,
+                                                      a->len, acc_segment_plain, (void *) w);
     acc_unlock(a->lock);
     return ret;
 }
@@ -574,16 +568,25 @@ static int acc_apply_plain(acc_walk_t *w)
 int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
 {
     acc_walk_t w = {a, 0, OMPI_OSC_NEWRMA_ACC_FAST_NONE, NULL};
+    bool locked;
+    int ret;
 
     ompi_datatype_type_size(a->basic, &w.size);
     if (0 == a->len) {
         return OMPI_SUCCESS;
     }
     /* elements CPU atomics cannot update take the lock under either rule */
-    if ((a->plain || !acc_lock_free(a->basic)) && acc_in_place(a->basic)) {
+    locked = a->plain || !acc_lock_free(a->basic);
+    if (locked && acc_moves(a)) {
+        acc_lock(a->lock);
+        ret = acc_move(a); /* no reduction, no element form */
+        acc_unlock(a->lock);
+        return ret;
+    }
+    if (locked && acc_in_place(a->basic)) {
         return acc_apply_plain(&w);
     }
-    if (!acc_lock_free(a->basic)) {
+    if (locked) {
         return acc_apply_locked(a, w.size);
     }
     if (NULL != a->origin && NULL == a->compare) {

@@ -572,10 +572,21 @@ static int op_put_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     return ret;
 }
 
+/* @p rank's peer entry when a cross-memory copy can reach it (its pid on
+ * this node, looked up once), else NULL. */
+static ompi_osc_newrma_peer_t *cma_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
+
+    if (0 == peer->cma_pid) {
+        peer->cma_pid = ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, rank));
+    }
+    return peer->cma_pid > 0 ? peer : NULL;
+}
+
 bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
 {
-    ompi_osc_newrma_peer_t *peer;
     ptrdiff_t off;
 
     /* Only a lone op: the only one in its target's list, nothing queued
@@ -589,12 +600,7 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
         !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &off)) {
         return false;
     }
-    peer = ompi_osc_newrma_peer(module, target->rank);
-    if (0 == peer->cma_pid) {
-        peer->cma_pid =
-            ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, target->rank));
-    }
-    return peer->cma_pid > 0;
+    return NULL != cma_peer(module, target->rank);
 }
 
 /* A large contiguous PUT or GET to a node-local peer whose memory is not in
@@ -690,18 +696,9 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
     ptrdiff_t toff;
     int ret;
 
-    if (!acc_cma_wanted(module, target, op, &toff)) {
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    peer = ompi_osc_newrma_peer(module, target->rank);
-    if (NULL == peer->lock) {
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    if (0 == peer->cma_pid) {
-        peer->cma_pid =
-            ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, target->rank));
-    }
-    if (peer->cma_pid <= 0 || (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
+    if (!acc_cma_wanted(module, target, op, &toff) ||
+        NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
+        (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);

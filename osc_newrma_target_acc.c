@@ -98,20 +98,6 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
 }
 
-/* An ACC chunk whose operands came by rendezvous: its description and
- * operands land in one buffer, and the packet is applied from there on its
- * second visit (LANDED), its origin's later packets waiting meanwhile.
- * @return true when the landing started. */
-static bool acc_land(ompi_osc_newrma_pkt_t *pkt, int *ret_p)
-{
-    if (pkt->prefix_len + pkt->payload_len != pkt->hdr.desc_len + pkt->hdr.len) {
-        *ret_p = OMPI_ERR_BAD_PARAM;
-        return false;
-    }
-    *ret_p = ompi_osc_newrma_pkt_land_pooled(pkt);
-    return OMPI_SUCCESS == *ret_p;
-}
-
 /* A fetching accumulate's old values, which its origin asked for by
  * rendezvous (a large one): read from @p result, which the answer frees
  * once they have been.  @return true when sent that way; false leaves
@@ -119,17 +105,9 @@ static bool acc_land(ompi_osc_newrma_pkt_t *pkt, int *ret_p)
 static bool acc_answer_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
                             int status, char *result)
 {
-    ompi_osc_newrma_pkt_hdr_t reply = {0};
-
-    if (OMPI_SUCCESS != status || !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV)) {
-        return false;
-    }
-    reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
-    reply.tag = pkt->hdr.tag;
-    reply.tag2 = pkt->hdr.tag2;
-    reply.len = pkt->hdr.len;
-    return OMPI_SUCCESS ==
-           ompi_osc_newrma_pkt_answer_rndv(module, pkt, &reply, result, pkt->hdr.len, true);
+    return OMPI_SUCCESS == status && (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_RNDV) &&
+           OMPI_SUCCESS == ompi_osc_newrma_pkt_answer_rndv(
+                               module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, result, true);
 }
 
 /* Target side: an ACC packet (agent).  The old values of a fetching one
@@ -155,8 +133,14 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         ret = pkt->hdr.status;
     } else if (ompi_osc_newrma_pkt_test_fail()) {
         ret = OMPI_ERROR; /* a rendezvous payload is cancelled with the packet */
-    } else if (pkt->rndv && acc_land(pkt, &ret)) {
-        return;
+    } else if (pkt->rndv) {
+        /* operands by rendezvous: applied from where they land, on the
+         * packet's second visit (LANDED), its origin's later packets
+         * waiting meanwhile */
+        ret = ompi_osc_newrma_pkt_land_described(pkt);
+        if (OMPI_SUCCESS == ret) {
+            return;
+        }
     }
     if (OMPI_SUCCESS == ret) {
         ret = OMPI_ERR_OUT_OF_RESOURCE;
