@@ -112,6 +112,9 @@ typedef struct {
     /** info no_locks: MPI_Win_lock and lock_all are erroneous (MPI_ERR_RMA_SYNC);
      * MPI_Win_set_info may change it */
     bool no_locks;
+    /** node-local small lone ops of user-memory windows through the target's
+     * mailbox (osc_newrma_mailbox; info key mailbox) */
+    bool mailbox;
     /** info same_size / same_disp_unit, reported by MPI_Win_get_info; a
      * peer's layout is asked of it on first access either way */
     bool same_size;
@@ -130,6 +133,13 @@ typedef struct {
      * bytes on goes by rendezvous, straight into the window or the origin
      * buffer (0: never) */
     size_t rndv_threshold;
+    /** node-local MPI_REPLACE and MPI_NO_OP reads of create and dynamic
+     * windows from this many bytes: a cross-memory copy under the target's
+     * accumulate lock (0: never) */
+    size_t acc_cma_bytes;
+    /** node-local contiguous PUT/GET of create and dynamic windows from
+     * this many bytes: a cross-memory copy or UCX's transfer (0: never) */
+    size_t cma_bytes;
 } ompi_osc_newrma_config_t;
 
 struct ompi_osc_newrma_component_t {
@@ -161,6 +171,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long cma_bytes;
     /** ... or UCX's transfer, whichever took less time lately (module->cma_pick) */
     bool cma_pick;
+    /** node-local MPI_REPLACE / MPI_NO_OP reads from this size: the copy under the acc lock */
+    unsigned long acc_cma_bytes;
     /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
     /** GETs from this size go by RDMA in streams too (0: never) */

@@ -239,7 +239,7 @@ static void register_paths(void)
     register_bool("mailbox",
                   "A contiguous PUT, GET or accumulate-class operation (MPI_Accumulate, "
                   "MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap) of at most 32 "
-                  "bytes, or of up to 2048 bytes in the slot's area (not a CAS, nor a PUT of "
+                  "bytes, or of up to 32768 bytes in the slot's area (not a CAS, nor a PUT of "
                   "put_rdma_bytes or more, which RDMA serves), that is alone at a node-local "
                   "peer of a window whose memory is the user's (MPI_Win_create, dynamic "
                   "windows, all ranks on one node) goes through "
@@ -259,12 +259,12 @@ static void register_paths(void)
                    "complete when it returns, instead of UCX's transfer: up to twice as fast "
                    "for such an operation; a stream of them stays with UCX, whose pipeline "
                    "has both processes copying (one process copying alone, the kernel walking "
-                   "the peer's pages call by call, moved half as much).  So is an MPI_REPLACE, "
-                   "or an MPI_NO_OP read, of as many bytes with nothing of this process before "
-                   "it unapplied at the target, under the target's accumulate lock (instead of "
-                   "packets through the target's agent).  Only where osc_newrma_shm is on and "
-                   "the kernel allows cross-memory attach; 0 never (default: 262144)",
-                   &component.cma_bytes, 262144);
+                   "the peer's pages call by call, moved half as much).  A lone 128 KiB GET + "
+                   "flush took 11-16 us so against UCX's 11-29 (PUTs alike either way; from 8 "
+                   "to 64 KiB neither way led).  Accumulates: osc_newrma_acc_cma_bytes.  Only "
+                   "where osc_newrma_shm is on and the kernel allows cross-memory attach; info "
+                   "key cma_bytes per window; 0 never (default: 131072)",
+                   &component.cma_bytes, 131072);
     register_bool("cma_pick",
                   "Such an operation (osc_newrma_cma_bytes) is the cross-memory copy or UCX's "
                   "transfer, whichever moved a KiB faster in this window lately: each is "
@@ -275,6 +275,19 @@ static void register_paths(void)
                   "copy took 84 us one day and 220 the next, UCX's transfer 220 and then "
                   "125); 0: always the copy (default: 1)",
                   &component.cma_pick, true);
+    register_ulong("acc_cma_bytes",
+                   "An MPI_REPLACE, or an MPI_NO_OP read, of a contiguous range of at least "
+                   "this many bytes of a node-local peer whose memory is not in the window's "
+                   "shared segment (MPI_Win_create, attached regions), with nothing of this "
+                   "process before it unapplied at the target, is one process_vm_writev/readv "
+                   "under the target's accumulate lock instead of packets through the target's "
+                   "agent (one up to 32 KiB takes the target's mailbox first where a slot is "
+                   "free): from 2.5 KiB to 2 MiB it took 0.6-0.9 times the packets' time here, "
+                   "whose round trip through the agent costs more than the system call walking "
+                   "the peer's pages.  Only where osc_newrma_shm is on and the kernel allows "
+                   "cross-memory attach; info key acc_cma_bytes per window; 0 never "
+                   "(default: 2048)",
+                   &component.acc_cma_bytes, 2048);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "

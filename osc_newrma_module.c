@@ -138,7 +138,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
 {
     ompi_osc_newrma_config_t *c = &module->config;
     long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active, agg_bytes,
-        agg_threshold, rndv_threshold;
+        agg_threshold, rndv_threshold, acc_cma, cma;
     int ret = OMPI_SUCCESS;
 
     ret |= config_long(info, "slots", 1, component.slots, &slots);
@@ -154,12 +154,15 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     ret |= config_long(info, "aggregate_threshold", 0, (long) component.aggregate_threshold,
                        &agg_threshold);
     ret |= config_long(info, "rndv_threshold", 0, (long) component.rndv_threshold, &rndv_threshold);
+    ret |= config_long(info, "acc_cma_bytes", 0, (long) component.acc_cma_bytes, &acc_cma);
+    ret |= config_long(info, "cma_bytes", 0, (long) component.cma_bytes, &cma);
     ret |= config_bool(info, "shm", component.shm, &c->shm);
     ret |= config_bool(info, "lock_parallel", component.lock_parallel, &c->lock_parallel);
     ret |= config_bool(info, "alloc_shared_noncontig", false, &c->alloc_shared_noncontig);
     ret |= config_bool(info, "same_size", false, &c->same_size);
     ret |= config_bool(info, "same_disp_unit", false, &c->same_disp_unit);
     ret |= config_bool(info, "no_locks", false, &c->no_locks);
+    ret |= config_bool(info, "mailbox", component.mailbox, &c->mailbox);
     if (OMPI_SUCCESS != ret) {
         return OMPI_ERR_BAD_PARAM;
     }
@@ -175,6 +178,8 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     /* a packet bigger than the message it would be packed into goes alone */
     c->aggregate_threshold = (size_t) (agg_threshold < agg_bytes ? agg_threshold : agg_bytes);
     c->rndv_threshold = (size_t) rndv_threshold;
+    c->acc_cma_bytes = (size_t) acc_cma;
+    c->cma_bytes = (size_t) cma;
     config_acc(info, c);
     return OMPI_SUCCESS;
 }
@@ -662,7 +667,7 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
                           NULL != module->shm.node_comm &&
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
     module->mbox_ok =
-        OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) && component.mailbox;
+        OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) && module->config.mailbox;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */

@@ -594,8 +594,8 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
      * by UCX, whose pipeline has both processes copying, where one process
      * would copy alone and the kernel pin the peer's pages call by call. */
     if ((OMPI_OSC_NEWRMA_OP_PUT != op->kind && OMPI_OSC_NEWRMA_OP_GET != op->kind) ||
-        0 == component.cma_bytes || op->bytes < component.cma_bytes || !module->config.shm ||
-        &op->super != opal_list_get_first(&target->ops) ||
+        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes ||
+        !module->config.shm || &op->super != opal_list_get_first(&target->ops) ||
         &op->super != opal_list_get_last(&target->ops) ||
         !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &off)) {
         return false;
@@ -673,20 +673,22 @@ static bool acc_cma_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     bool replace = OMPI_OSC_NEWRMA_OP_ACC == op->kind && ompi_osc_newrma_acc_is_replace(op->acc_op);
     bool read = OMPI_OSC_NEWRMA_OP_GACC == op->kind && ompi_osc_newrma_acc_is_no_op(op->acc_op);
 
-    return (replace || read) && 0 != component.cma_bytes && op->bytes >= component.cma_bytes &&
-           module->config.shm && ompi_osc_newrma_acc_plain(module) &&
-           ompi_osc_newrma_op_lone(target, op) && !target->needs_rma_done &&
-           NULL == target->mbox_slot && 0 == target->owed_at_call &&
+    return (replace || read) && 0 != module->config.acc_cma_bytes &&
+           op->bytes >= module->config.acc_cma_bytes && module->config.shm &&
+           ompi_osc_newrma_acc_plain(module) && ompi_osc_newrma_op_lone(target, op) &&
+           !target->needs_rma_done && NULL == target->mbox_slot && 0 == target->owed_at_call &&
            0 == *ompi_osc_newrma_ack_counter(module, target) &&
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
 
-/* A large MPI_REPLACE or MPI_NO_OP read of a node-local peer whose memory is
- * not in the shared segment (create and dynamic windows): one cross-memory
- * copy under the peer's accumulate lock, as osc/ucx moves them (a PUT or
- * GET under its accumulate lock), complete when it returns.  In 64 KiB
- * packets through the target's agent, 32 KiB took 8.0-10.2 us against
- * osc/ucx's 4.6-6.4, 2 MiB 263-490 against 147-251.
+/* An MPI_REPLACE or MPI_NO_OP read of acc_cma_bytes or more that the
+ * mailbox did not take (beyond its area, or no slot free), to a node-local
+ * peer whose memory is not in the shared segment (create and dynamic
+ * windows): one cross-memory copy under the peer's accumulate lock, as
+ * osc/ucx moves them (a PUT or GET under its accumulate lock), complete
+ * when it returns.  As packets through the target's agent (a round trip
+ * through UCX and the agent), 2.5 KiB took 2.5-4.9 us against the copy's
+ * 2.0-3.2, 32 KiB 9.5-10.5 against 6.3-6.6, 2 MiB 263-490 against 210-223.
  * @return OMPI_ERR_NOT_AVAILABLE when the op takes the packets' way. */
 static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                    ompi_osc_newrma_op_t *op, char *stream)
@@ -1070,7 +1072,7 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request || NULL != mem->region ||
         OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         bytes > module->config.aggregate_threshold ||
-        (component.cma_bytes > 0 && bytes >= component.cma_bytes)) {
+        (module->config.cma_bytes > 0 && bytes >= module->config.cma_bytes)) {
         return false;
     }
     /* the element made here, as queueing would make it: the first access
@@ -1140,7 +1142,8 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff = 0, roff = 0;
 
-    if (!module->mbox_ok || NULL != a->request || !ompi_osc_newrma_mbox_fits(a->kind, bytes)) {
+    if (!module->mbox_ok || NULL != a->request ||
+        !ompi_osc_newrma_mbox_fits(a->kind, a->op, bytes)) {
         return false;
     }
     /* in a stream, every op after the first finds the slot busy: the

@@ -14,6 +14,7 @@
 #include "ompi/op/op.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_acc.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_origin_mbox.h"
 #include "osc_newrma_origin_acc.h"
@@ -21,7 +22,8 @@
 
 #define component mca_osc_newrma_component
 
-bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes)
+bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
+                               size_t bytes)
 {
     if (bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_BYTES) {
         return true;
@@ -34,10 +36,19 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes)
                 return false;
             }
             break;
+        case OMPI_OSC_NEWRMA_OP_ACC:
+        case OMPI_OSC_NEWRMA_OP_GACC:
+            /* a reduction's only other way is packets through the same
+             * agent: the whole area (an MPI_REPLACE or MPI_NO_OP read has
+             * the cross-memory copy, which waits for no one) */
+            if (!ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op)) {
+                return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
+            }
+            break;
         default:
             break;
     }
-    return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
+    return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
 }
 
 /* Alone at its target (osc_newrma_op_lone) with nothing before it
@@ -48,8 +59,9 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes)
 static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                         ompi_osc_newrma_op_t *op, ptrdiff_t *toff_p)
 {
-    return module->mbox_ok && op->bytes > 0 && ompi_osc_newrma_mbox_fits(op->kind, op->bytes) &&
-           !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
+    return module->mbox_ok && op->bytes > 0 &&
+           ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes) && !target->needs_rma_done &&
+           ompi_osc_newrma_op_lone(target, op) &&
            0 == *ompi_osc_newrma_ack_counter(module, target) &&
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
@@ -163,7 +175,7 @@ bool ompi_osc_newrma_mbox_post_access(ompi_osc_newrma_module_t *module,
                                       ompi_osc_newrma_target_t *target,
                                       const ompi_osc_newrma_mbox_access_t *access, int *ret_p)
 {
-    if (!ompi_osc_newrma_mbox_fits(access->kind, access->bytes) ||
+    if (!ompi_osc_newrma_mbox_fits(access->kind, access->acc_op, access->bytes) ||
         !mbox_target_idle(module, target) || !mbox_post(module, target, access, NULL)) {
         return false;
     }

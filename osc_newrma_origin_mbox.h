@@ -49,14 +49,17 @@ typedef struct {
 } ompi_osc_newrma_mbox_access_t;
 
 /**
- * An op of @p kind and @p bytes fits a mailbox slot: up to
- * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES in the slot itself, and, but for a CAS,
- * up to OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES in its area; not a PUT that
- * RDMA serves (osc_newrma_put_rdma_bytes).  A lone GET of 1-2 KiB is
- * faster so than by RDMA (2 KiB + flush 0.95 -> 0.78 us, under PSCW 2.74
- * -> 1.23); the GETs of a stream behind it still go by RDMA.
+ * An op of @p kind (reduction @p acc_op) and @p bytes fits a mailbox slot:
+ * up to OMPI_OSC_NEWRMA_SHM_MBOX_BYTES in the slot itself; but for a CAS,
+ * a reduction (not MPI_REPLACE, not MPI_NO_OP) up to
+ * OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES in its area, any other op up to
+ * OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES; not a PUT that RDMA serves
+ * (osc_newrma_put_rdma_bytes).  A lone GET of 1-2 KiB is faster so than
+ * by RDMA (2 KiB + flush 0.95 -> 0.78 us, under PSCW 2.74 -> 1.23); the
+ * GETs of a stream behind it still go by RDMA.
  */
-bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, size_t bytes);
+bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
+                               size_t bytes);
 
 /**
  * The op of mine in @p target's mailbox slot only reads the target (a

@@ -56,11 +56,21 @@ typedef struct {
  * old values fit its data area */
 #define OMPI_OSC_NEWRMA_SHM_MBOX_BYTES 32
 /** bytes of the area each slot also has, after the segment's control part
- * (a page of its own, touched only by the ops that use it): an op of more
- * than OMPI_OSC_NEWRMA_SHM_MBOX_BYTES carries its operands there, and the
- * target stores the old values after them, so it holds up to half */
-#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA       4096
+ * (address space, its pages touched only by the ops that use them): an op
+ * of more than OMPI_OSC_NEWRMA_SHM_MBOX_BYTES carries its operands there,
+ * and the target stores the old values after them, so it holds up to half
+ * (slot->len holds up to 65535).  A reduction uses all of it: an
+ * MPI_Accumulate SUM of 8-32 KiB + flush took 0.2-0.3 times its time as
+ * packets (an active message over UCX's shared memory, copied into its
+ * FIFO and out to a reassembly buffer before the agent reduces it) */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_AREA       65536
 #define OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES (OMPI_OSC_NEWRMA_SHM_MBOX_AREA / 2)
+/** the most a PUT, a GET, an MPI_REPLACE or an MPI_NO_OP read carries in
+ * the area: beyond, their ways that wait for no one (RDMA, the cross-memory
+ * copy) were as fast, and the slot's, which waits for the target's agent,
+ * took 2-4 times as long in runs where the VM was slow to switch between
+ * the processes (a 32 KiB MPI_NO_OP read 15 against 6 us) */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES 2048
 
 typedef enum {
     OMPI_OSC_NEWRMA_SHM_MBOX_FREE = 0,

@@ -6,7 +6,8 @@
  * dynamic): one alone at a node-local target goes through the target's
  * mailbox in the window's segment (osc_newrma_mailbox), which its agent
  * polls; anything else by RDMA or as packets.  Usage: acc_mailbox FLAVOR MODE, MODE one of
- *   mailbox  every lone op that fits a slot (32 bytes) or its area (2048)
+ *   mailbox  every lone op that fits a slot (32 bytes) or its area (2048,
+ *            a reduction 32768)
  *            goes by the mailbox (the
  *            shm path): the window's MPI_T counters say so;
  *   packet   none does (the UCX path, no segment);
@@ -21,12 +22,13 @@
  * + flush, fence and PSCW, checking old values and the target's memory: a
  * SUM of int64, REPLACE of int8, NO_OP of int16 (GET_ACCUMULATE), FETCH_AND_OP
  * of double, COMPARE_AND_SWAP of int32, MAXLOC of MPI_DOUBLE_INT, SUM of long
- * double, SUM of 4 int64 (in the slot), of 5 and of 256 (40 and 2048 bytes:
- * in the slot's area), GET_ACCUMULATE SUM of 256, SUM of 257 (too large for
- * the area: packets), a PUT of 8 bytes, a GET of 32, a PUT of 40 (area), a
- * GET of 512 (area), a PUT of 2048 (area), a GET of 2048 (area, though
- * from osc_newrma_get_rdma_bytes on a GET of a stream goes by RDMA), a PUT
- * of 2056 and a GET of 2056 (too large: RDMA).  Then,
+ * double, SUM of 4 int64 (in the slot), of 5 and of 4096 (40 and 32768
+ * bytes: in the slot's area), GET_ACCUMULATE SUM of 4096, SUM of 4097 (too
+ * large for the area: packets), a PUT of 8 bytes, a GET of 32, a PUT of 40
+ * (area), a GET of 512 (area), a PUT of 2048 (area), a GET of 2048 (area,
+ * though from osc_newrma_get_rdma_bytes on a GET of a stream goes by RDMA),
+ * a PUT of 2056 and a GET of 2056 (more than a PUT or GET carries in the
+ * area: RDMA).  Then,
  * all ranks at once on rank 0: FETCH_AND_OPs and CAS increments (more
  * origins than slots: the rest go as packets) with exact totals, and an
  * MPI_Rget_accumulate followed at once by an MPI_Accumulate (REPLACE) to the
@@ -45,7 +47,7 @@
 
 #include "mtest.h"
 
-#define SLOT      4096 /* bytes of window per case */
+#define SLOT      65536 /* bytes of window per case */
 #define NCASE     20
 #define NI64      (SLOT / 8)
 #define CONTEND   (NCASE * SLOT)
@@ -129,9 +131,9 @@ static int case_i64s(int c)
             return 5;
         case 12:
         case 13:
-            return 256;
+            return 4096;
         case 14:
-            return 257;
+            return 4097;
         default:
             return 0;
     }
@@ -149,8 +151,8 @@ static size_t case_get(int c)
 }
 
 /* Cases the mailbox carries: 32 bytes or less in the slot, up to 2048 in
- * its area (a GET too, from osc_newrma_get_rdma_bytes on); not 2056 bytes
- * (cases 14, 18 and 19). */
+ * its area (a GET too, from osc_newrma_get_rdma_bytes on), a SUM up to
+ * 32768; not a SUM of more, nor a PUT or GET of 2056 (cases 14, 18, 19). */
 static bool case_lone(int c)
 {
     return 14 != c && 18 != c && 19 != c;
@@ -203,8 +205,9 @@ static int issue_case(int c, int target, int me, unsigned char *result)
             return MPI_Accumulate(&ld, 1, MPI_LONG_DOUBLE, target, disp(target, at), 1,
                                   MPI_LONG_DOUBLE, MPI_SUM, win);
         case 13:
-            return MPI_Get_accumulate(i64, 256, MPI_INT64_T, result, 256, MPI_INT64_T, target,
-                                      disp(target, at), 256, MPI_INT64_T, MPI_SUM, win);
+            return MPI_Get_accumulate(i64, case_i64s(c), MPI_INT64_T, result, case_i64s(c),
+                                      MPI_INT64_T, target, disp(target, at), case_i64s(c),
+                                      MPI_INT64_T, MPI_SUM, win);
         case 7:
         case 8:
         case 12:
@@ -260,10 +263,10 @@ static void check_result(int c, const unsigned char *result, int target, const c
         case 13: {
             int bad = -1;
 
-            for (int i = 0; i < 256 && bad < 0; ++i) {
+            for (int i = 0; i < case_i64s(c) && bad < 0; ++i) {
                 bad = ((const int64_t *) result)[i] == 10 * i + target ? -1 : i;
             }
-            MTEST_CHECK(bad < 0, "%s: GET_ACCUMULATE of 256 fetched %lld at %d", sync,
+            MTEST_CHECK(bad < 0, "%s: GET_ACCUMULATE of %d fetched %lld at %d", sync, case_i64s(c),
                         bad < 0 ? 0LL : (long long) ((const int64_t *) result)[bad], bad);
             break;
         }
