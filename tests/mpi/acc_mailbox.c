@@ -12,6 +12,7 @@
  *            shm path): the window's MPI_T counters say so;
  *   packet   none does (the UCX path, no segment);
  *   off      none does, with osc_newrma_mailbox 0 (set here);
+ *   offinfo  none does, the window made with the info key mailbox=false;
  *   fail     rank 1's agent fails the first op it applies
  *            (osc_newrma_test_fail_packet 1), an ACCUMULATE: the origin's
  *            flush_local (if the answer is in by then) or flush returns
@@ -578,6 +579,7 @@ int main(int argc, char **argv)
     const char *rank_env = getenv("OMPI_COMM_WORLD_RANK");
     const char *syncs[] = {"lockall", "fence", "pscw"};
     unsigned long long at_call;
+    MPI_Info info;
     int provided;
 
     if (0 == strcmp(mode, "off")) {
@@ -592,7 +594,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
-    mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Info_create(&info));
+    if (0 == strcmp(mode, "offinfo")) {
+        MPI_CHECK(MPI_Info_set(info, "mailbox", "false"));
+    }
+    mtest_win_create(&w, argc > 1 ? argv[1] : "create", WIN_BYTES, info, MPI_COMM_WORLD);
+    MPI_CHECK(MPI_Info_free(&info));
     mtest_pvars_bind(session, path_names, NPATH, &w.win, path_h);
     if (0 == strncmp(mode, "fail", 4)) {
         run_fail(0 == strcmp(mode, "failfetch"));
