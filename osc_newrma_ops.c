@@ -682,7 +682,7 @@ static bool acc_cma_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
 }
 
 /* An MPI_REPLACE or MPI_NO_OP read of acc_cma_bytes or more that the
- * mailbox did not take (beyond its area, or no slot free), to a node-local
+ * mailbox did not take (more than 2 KiB, or no slot free), to a node-local
  * peer whose memory is not in the shared segment (create and dynamic
  * windows): one cross-memory copy under the peer's accumulate lock, as
  * osc/ucx moves them (a PUT or GET under its accumulate lock), complete
