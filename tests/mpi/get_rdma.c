@@ -26,8 +26,7 @@
  *   get_rdma fail N
  *     rank 0's Nth UCX transfer fails (osc_newrma_test_fail_rdma): in a
  *     lock_all epoch of single GETs read at the call, each flushed, only
- *     the flush after the failed one returns an error, and later GETs land
- *     (osc_newrma_mailbox 0: the mailbox would take such a lone GET).
+ *     the flush after the failed one returns an error, and later GETs land.
  */
 #include <stdbool.h>
 
@@ -173,7 +172,7 @@ static int fail_case(int fail_at)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == mtest_rank) {
-        /* 4 KiB: read by the call (the mailbox is closed) */
+        /* 4 KiB: a lone GET of up to 2 KiB goes through the mailbox */
         char *buf = malloc(4096);
 
         MPI_CHECK(MPI_Win_lock_all(0, win));
@@ -220,9 +219,6 @@ int main(int argc, char **argv)
         if (NULL != rank_env && 0 == strcmp(rank_env, "0")) {
             setenv("OMPI_MCA_osc_newrma_test_fail_rdma", argv[2], 1);
         }
-        /* a lone GET up to 32 KiB would take the target's mailbox, and one
-         * of more is not read by the call: the mailbox closed */
-        setenv("OMPI_MCA_osc_newrma_mailbox", "0", 1);
         mtest_init(&argc, &argv);
         return fail_case(atoi(argv[2]));
     }
