@@ -59,7 +59,7 @@ typedef struct {
  * (address space, its pages touched only by the ops that use them): an op
  * of more than OMPI_OSC_NEWRMA_SHM_MBOX_BYTES carries its operands there,
  * and the target stores the old values after them, so it holds up to half
- * (slot->len holds up to 65535).  A reduction uses all of it: an
+ * (asserted to fit slot->len).  A reduction uses all of it: an
  * MPI_Accumulate SUM of 8-32 KiB + flush took 0.2-0.3 times its time as
  * packets (an active message over UCX's shared memory, copied into its
  * FIFO and out to a reassembly buffer before the agent reduces it) */
@@ -115,6 +115,8 @@ typedef struct ompi_osc_newrma_shm_mbox_t {
     char data[3 * OMPI_OSC_NEWRMA_SHM_MBOX_BYTES + 8];
 } ompi_osc_newrma_shm_mbox_t;
 _Static_assert(sizeof(ompi_osc_newrma_shm_mbox_t) == 128, "a mailbox slot is two cache lines");
+_Static_assert(OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES <= UINT16_MAX,
+               "slot->len holds the most operands an area carries");
 
 /** Where @p slot (of window rank @p rank's mailbox) carries its operands:
  * in itself up to OMPI_OSC_NEWRMA_SHM_MBOX_BYTES, else in its area.  Its
