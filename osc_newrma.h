@@ -519,10 +519,18 @@ struct ompi_osc_newrma_module_t {
      * (way OMPI_OSC_NEWRMA_CMA_WAY_COPY) or UCX's transfer, by the time
      * each took lately (osc_newrma_cma_pick); under the window lock */
     ompi_osc_newrma_pick_t cma_pick[2];
+    /** a lone MPI_REPLACE ([0]) or MPI_NO_OP read ([1]) of more than the
+     * mailbox's 2 KiB up to its area's 32 KiB that could also be the
+     * cross-memory copy (acc_cma_bytes): the copy (way
+     * OMPI_OSC_NEWRMA_ACC_WAY_COPY) or the target's mailbox, by the time
+     * each took lately (osc_newrma_cma_pick); under the window lock */
+    ompi_osc_newrma_pick_t acc_pick[2];
 };
 
-#define OMPI_OSC_NEWRMA_CMA_WAY_COPY 0
-#define OMPI_OSC_NEWRMA_CMA_WAY_UCX  1
+#define OMPI_OSC_NEWRMA_CMA_WAY_COPY    0
+#define OMPI_OSC_NEWRMA_CMA_WAY_UCX     1
+#define OMPI_OSC_NEWRMA_ACC_WAY_COPY    0
+#define OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX 1
 
 /** The window of an item of component.windows. */
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_window_of(opal_list_item_t *item)

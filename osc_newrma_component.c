@@ -274,7 +274,11 @@ static void register_paths(void)
                   "tried again, the stay doubling up to 1024 each time it loses again), "
                   "since which is faster changes with the machine's state (here a 2 MiB "
                   "copy took 84 us one day and 220 the next, UCX's transfer 220 and then "
-                  "125); 0: always the copy (default: 1)",
+                  "125).  Likewise a lone MPI_REPLACE or MPI_NO_OP read of 2-32 KiB that "
+                  "could be the copy (osc_newrma_acc_cma_bytes) is the copy or goes through the "
+                  "target's mailbox, whose agent answered a 32 KiB read in a fence 2-3 times as "
+                  "fast and, when the VM was slow to switch processes, 2-4 times as slow; "
+                  "0: always the copy (default: 1)",
                   &component.cma_pick, true);
     register_ulong("acc_cma_bytes",
                    "An MPI_REPLACE, or an MPI_NO_OP read, of a contiguous range of at least "

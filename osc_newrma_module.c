@@ -771,6 +771,8 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
     ompi_osc_newrma_pick_init(&module->cma_pick[0]);
     ompi_osc_newrma_pick_init(&module->cma_pick[1]);
+    ompi_osc_newrma_pick_init(&module->acc_pick[0]);
+    ompi_osc_newrma_pick_init(&module->acc_pick[1]);
 
     win->w_osc_module = &module->super; /* the info callbacks find it there */
     ret = module_build(module, base, module->size, info, status);

@@ -715,6 +715,43 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
     return ret;
 }
 
+/* Such an op (acc_cma) of more than the mailbox's 2 KiB up to its area's
+ * 32 KiB: the copy or the target's mailbox, whichever took less time per
+ * KiB in this window lately (osc_newrma_cma_pick).  The copy's system call
+ * walks the peer's pages (5 us for 32 KiB here) and needs no one; the
+ * slot needs the target's agent, 2-3 times as fast when the target is in
+ * MPI and its core free (a 32 KiB NO_OP read under fence), 2-4 times as
+ * slow when the VM is slow to switch to it.  The copy is timed around its
+ * call, the slot from its post until its answer is taken.
+ * @return OMPI_ERR_NOT_AVAILABLE when the op takes another way. */
+static int acc_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                      ompi_osc_newrma_op_t *op, char *stream)
+{
+    int pick = OMPI_OSC_NEWRMA_OP_GACC == op->kind;
+    uint64_t start;
+    ptrdiff_t toff;
+    int ret;
+
+    if (!component.cma_pick || !module->mbox_ok ||
+        op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES ||
+        op->bytes > OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES ||
+        !acc_cma_wanted(module, target, op, &toff)) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX == ompi_osc_newrma_pick(&module->acc_pick[pick])) {
+        return ompi_osc_newrma_mbox_issue_timed(module, target, op, stream, pick, &ret)
+                   ? ret
+                   : OMPI_ERR_NOT_AVAILABLE;
+    }
+    start = ompi_osc_newrma_pick_now_ns();
+    ret = acc_cma(module, target, op, stream);
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_pick_record(&module->acc_pick[pick], OMPI_OSC_NEWRMA_ACC_WAY_COPY,
+                                    op->bytes, ompi_osc_newrma_pick_now_ns() - start);
+    }
+    return ret;
+}
+
 /* Before an RDMA transfer to @p target: a write needs an RMA_DONE (an
  * endpoint flush) before the target may count it done; a read is fenced
  * behind earlier writes of this process, which UCX orders on an endpoint
@@ -760,6 +797,10 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                 return ret;
             }
         }
+    }
+    if (ompi_osc_newrma_op_kind_is_acc(op->kind) &&
+        OMPI_ERR_NOT_AVAILABLE != (ret = acc_picked(module, target, op, s.stream))) {
+        return ret;
     }
     if (ompi_osc_newrma_mbox_issue(module, target, op, s.stream, &ret)) {
         return ret;

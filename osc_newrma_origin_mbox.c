@@ -57,11 +57,12 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
  * processes about 9,000 instructions through UCX and the agent; a slot a
  * few hundred. */
 static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                        ompi_osc_newrma_op_t *op, ptrdiff_t *toff_p)
+                        ompi_osc_newrma_op_t *op, bool area, ptrdiff_t *toff_p)
 {
     return module->mbox_ok && op->bytes > 0 &&
-           ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes) && !target->needs_rma_done &&
-           ompi_osc_newrma_op_lone(target, op) &&
+           (area ? op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES
+                 : ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes)) &&
+           !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
            0 == *ompi_osc_newrma_ack_counter(module, target) &&
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
@@ -102,6 +103,7 @@ static bool mbox_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t
     }
     mbox_fill(module, target->rank, access, slot);
     target->mbox_slot = slot;
+    target->mbox_timed_ns = 0;
     module->mbox_pending++;
     if (slot->fetch) {
         /* complete with its answer; one that fetches nothing is complete
@@ -135,8 +137,8 @@ static int mbox_op_dest(ompi_osc_newrma_op_t *op, char *stream, char **dest_p)
     return ret;
 }
 
-bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                ompi_osc_newrma_op_t *op, char *stream, int *ret_p)
+static bool mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                       ompi_osc_newrma_op_t *op, char *stream, bool area, int *ret_p)
 {
     ompi_osc_newrma_mbox_access_t access = {.kind = op->kind,
                                             .bytes = op->bytes,
@@ -145,7 +147,7 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrm
                                             .acc_basic = op->acc_basic};
     ptrdiff_t toff;
 
-    if (!mbox_wanted(module, target, op, &toff)) {
+    if (!mbox_wanted(module, target, op, area, &toff)) {
         return false;
     }
     /* the answer's place first: a failure is the op's, slot or not */
@@ -156,6 +158,28 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     access.operands = OMPI_OSC_NEWRMA_OP_GET == op->kind ? NULL : stream;
     access.addr = op->target_addr + (uint64_t) toff;
     return mbox_post(module, target, &access, op);
+}
+
+bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                ompi_osc_newrma_op_t *op, char *stream, int *ret_p)
+{
+    return mbox_issue(module, target, op, stream, false, ret_p);
+}
+
+bool ompi_osc_newrma_mbox_issue_timed(ompi_osc_newrma_module_t *module,
+                                      ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
+                                      char *stream, int pick, int *ret_p)
+{
+    uint64_t start = ompi_osc_newrma_pick_now_ns();
+
+    if (!mbox_issue(module, target, op, stream, true, ret_p)) {
+        return false;
+    }
+    if (OMPI_SUCCESS == *ret_p && target->mbox_slot != NULL) {
+        target->mbox_timed_ns = start;
+        target->mbox_timed_pick = (uint8_t) pick;
+    }
+    return true;
 }
 
 /* Nothing of mine at @p target to overtake: nothing queued, in flight or
@@ -212,6 +236,11 @@ int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
                ompi_osc_newrma_shm_mbox_result(
                    ompi_osc_newrma_shm_mbox_data(module, target->rank, slot), slot),
                slot->len);
+    }
+    if (0 != target->mbox_timed_ns && OMPI_SUCCESS == slot->status) {
+        ompi_osc_newrma_pick_record(&module->acc_pick[target->mbox_timed_pick],
+                                    OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX, slot->len,
+                                    ompi_osc_newrma_pick_now_ns() - target->mbox_timed_ns);
     }
     ompi_osc_newrma_shm_mbox_free(slot);
     target->mbox_slot = NULL;
