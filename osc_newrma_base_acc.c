@@ -98,14 +98,18 @@ int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *
 /* ---- applying to target memory ---- */
 
 /* The accumulate lock: held for a few element updates only, never across
- * progress; on an oversubscribed node yield so its holder can run. */
+ * progress; on an oversubscribed node yield so its holder can run.  A
+ * sequence lock: odd while held, each take and release adding one, so a
+ * reader without it sees whether anyone wrote under it meanwhile
+ * (ompi_osc_newrma_acc_lock_seq). */
 static void acc_lock(volatile int32_t *lock)
 {
-    int32_t expected;
+    int32_t seen;
 
     for (int spins = 0;; ++spins) {
-        expected = 0;
-        if (opal_atomic_compare_exchange_strong_acq_32(lock, &expected, 1)) {
+        seen = *lock;
+        if (0 == (seen & 1) && opal_atomic_compare_exchange_strong_acq_32(
+                                   lock, &seen, (int32_t) ((uint32_t) seen + 1))) {
             return;
         }
         if (spins > 64) {
@@ -116,8 +120,16 @@ static void acc_lock(volatile int32_t *lock)
 
 static void acc_unlock(volatile int32_t *lock)
 {
-    opal_atomic_wmb(); /* the updates before the release */
-    *lock = 0;
+    opal_atomic_wmb();                        /* the updates before the release */
+    *lock = (int32_t) ((uint32_t) *lock + 1); /* only the holder writes it */
+}
+
+int32_t ompi_osc_newrma_acc_lock_seq(volatile int32_t *lock)
+{
+    int32_t seq = *lock;
+
+    opal_atomic_rmb(); /* the word before the reads it covers */
+    return seq;
 }
 
 void ompi_osc_newrma_acc_lock_take(volatile int32_t *lock)

@@ -21,6 +21,11 @@
  * Node-local origins take the lock in the shared segment, the target's
  * agent takes it for packets, and remote origins send everything as ACC
  * packets (many in one message; large ones pipelined at memory speed).
+ * The lock is a sequence lock (odd while held, each take and release
+ * adding one), so one reader may go without it: an MPI_NO_OP read of a
+ * node-local peer's own memory by UCX's transfer notes the word before
+ * (even) and compares it after, and reads again under the lock when it
+ * moved (ompi_osc_newrma_op_read_verify).
  *
  * Atomic windows (osc_newrma_acc_atomics, with a peer reached through UCX,
  * whose atomics do not take our lock; UCX_ATOMIC_MODE is then cpu):
@@ -82,6 +87,9 @@ bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op);
  */
 void ompi_osc_newrma_acc_lock_take(volatile int32_t *lock);
 void ompi_osc_newrma_acc_lock_release(volatile int32_t *lock);
+/** The accumulate lock word as a sequence: odd while someone holds it,
+ * changed by every take and release; read before the data it covers. */
+int32_t ompi_osc_newrma_acc_lock_seq(volatile int32_t *lock);
 
 /** One application of an accumulate to target memory. */
 typedef struct {

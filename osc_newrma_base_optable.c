@@ -20,6 +20,7 @@ static void op_construct(ompi_osc_newrma_op_t *op)
     op->outstanding = 0;
     op->timed_ns = 0;
     op->took_ns = 0;
+    op->read_seq_word = NULL;
     op->module = NULL;
     op->request = NULL;
 }
@@ -174,6 +175,7 @@ void ompi_osc_newrma_target_enqueue_op(ompi_osc_newrma_target_t *target, ompi_os
     op->outstanding = 0;
     op->timed_ns = 0;
     op->took_ns = 0;
+    op->read_seq_word = NULL;
     opal_list_append(&target->ops, &op->super);
     if (NULL == target->next_op_to_issue) {
         target->next_op_to_issue = op;

@@ -28,6 +28,7 @@
 #include "ompi_config.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "opal/class/opal_list.h"
 #include "opal/sys/atomic.h"
@@ -65,6 +66,14 @@ struct ompi_osc_newrma_op_t {
      * came (0 before) */
     uint64_t timed_ns;
     uint64_t took_ns;
+    /** an MPI_NO_OP read by UCX's transfer without the target's
+     * accumulate lock: that lock word and its sequence before the read
+     * (ompi_osc_newrma_op_read_verify), else NULL; the target's process
+     * and the address to read again under the lock if it changed */
+    volatile int32_t *read_seq_word;
+    int32_t read_seq;
+    pid_t read_pid;
+    uint64_t read_addr;
     /** OMPI_SUCCESS, or the error a transport request completed with */
     volatile int status;
     /** window the op belongs to (completion callbacks update its counters) */

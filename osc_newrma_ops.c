@@ -627,7 +627,8 @@ static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *ta
 void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op,
                                    int way, uint64_t ns)
 {
-    ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_GET == op->kind];
+    /* reads (GETs, MPI_NO_OP reads) share a pick */
+    ompi_osc_newrma_pick_t *pick = &module->cma_pick[OMPI_OSC_NEWRMA_OP_PUT != op->kind];
 
     ompi_osc_newrma_pick_record(pick, way, op->bytes, ns);
     OSC_NEWRMA_VERBOSE(30, "%s: %llu ns per KiB lately, the other way %llu",
@@ -660,6 +661,26 @@ static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
     return ret;
 }
 
+/* Before an RDMA transfer to @p target: a write needs an RMA_DONE (an
+ * endpoint flush) before the target may count it done; a read is fenced
+ * behind earlier writes of this process, which UCX orders on an endpoint
+ * only across a fence (location consistency: a GET sees its origin's
+ * earlier PUT by RDMA too). */
+static int rdma_mark(ompi_osc_newrma_target_t *target, bool write)
+{
+    if (write) {
+        target->needs_rma_done = true;
+        target->rdma_writes_unfenced = true;
+        return OMPI_SUCCESS;
+    }
+    target->rdma_reads = true;
+    if (!target->rdma_writes_unfenced) {
+        return OMPI_SUCCESS;
+    }
+    target->rdma_writes_unfenced = false;
+    return ompi_osc_newrma_ucx_fence();
+}
+
 /* Whether @p op may move its data by a cross-memory copy under the
  * accumulate lock of its node-local target (acc_cma): MPI_REPLACE, or a
  * read (MPI_NO_OP), of a contiguous range of at least cma_bytes, under the
@@ -690,28 +711,113 @@ static bool acc_cma_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
  * through UCX and the agent), 2.5 KiB took 2.5-4.9 us against the copy's
  * 2.0-3.2, 32 KiB 9.5-10.5 against 6.3-6.6, 2 MiB 263-490 against 210-223.
  * @return OMPI_ERR_NOT_AVAILABLE when the op takes the packets' way. */
+static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op, ptrdiff_t toff);
+
+/* For acc_cma's MPI_NO_OP read of cma_bytes or more: the way the window's
+ * pick for reads (cma_pick[1]) takes, or -1 when it has no choice. */
+static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
+{
+    if (!component.cma_pick || OMPI_OSC_NEWRMA_OP_GACC != op->kind ||
+        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes || NULL == op->ep ||
+        NULL == op->rkey) {
+        return -1;
+    }
+    return ompi_osc_newrma_pick(&module->cma_pick[1]);
+}
+
 static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                   ompi_osc_newrma_op_t *op, char *stream)
+                   ompi_osc_newrma_op_t *op, char *stream, bool unlocked)
 {
     ompi_osc_newrma_peer_t *peer;
     bool write = OMPI_OSC_NEWRMA_OP_ACC == op->kind;
+    uint64_t start;
     ptrdiff_t toff;
-    int ret;
+    int ret, way;
 
     if (!acc_cma_wanted(module, target, op, &toff) ||
         NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
         (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
+    way = unlocked ? acc_read_way(module, op) : -1;
+    if (OMPI_OSC_NEWRMA_CMA_WAY_UCX == way &&
+        OMPI_ERR_NOT_AVAILABLE != (ret = acc_read_unlocked(module, target, op, toff))) {
+        return ret;
+    }
+    start = ompi_osc_newrma_pick_now_ns();
     ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);
     ret = ompi_osc_newrma_shm_cma(peer->cma_pid, write, write ? stream : op->result_stream,
                                   op->target_addr + (uint64_t) toff, op->bytes);
     ompi_osc_newrma_acc_lock_release(&peer->lock->acc_lock);
+    if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_CMA_WAY_COPY == way) {
+        ompi_osc_newrma_op_cma_record(module, op, way, ompi_osc_newrma_pick_now_ns() - start);
+    }
     if (OMPI_SUCCESS == ret) {
         OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
                            write ? "MPI_REPLACE" : "MPI_NO_OP read", op->bytes, target->rank);
         ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
     }
+    return ret;
+}
+
+/* An MPI_NO_OP read that acc_cma would copy under the target's
+ * accumulate lock, of cma_bytes or more, when the window's pick for reads
+ * (cma_pick[1], osc_newrma_cma_pick) takes UCX's transfer: read by that
+ * transfer without the lock, between two looks at the lock word, a
+ * sequence lock (odd while held, changed by every take and release).  An
+ * even word unchanged across the transfer (ompi_osc_newrma_op_read_verify)
+ * means no accumulate wrote the target meanwhile, so every element read is
+ * whole; otherwise the op reads again by the copy under the lock.  A 2 MiB
+ * process_vm_readv took 230 us here, UCX's pipelined transfer through
+ * shared memory 140-150 (osc/ucx holds its lock across it; newrma's cannot
+ * be held across a transfer that needs the target's progress).
+ * @return OMPI_ERR_NOT_AVAILABLE when the op takes the copy. */
+static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op, ptrdiff_t toff)
+{
+    ompi_osc_newrma_peer_t *peer;
+    int32_t seq;
+    int ret;
+
+    peer = cma_peer(module, target->rank);
+    seq = ompi_osc_newrma_acc_lock_seq(&peer->lock->acc_lock);
+    if ((seq & 1) || OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op)) {
+        return OMPI_ERR_NOT_AVAILABLE; /* held now: the copy waits for it */
+    }
+    ret = rdma_mark(target, false);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    op->read_seq_word = &peer->lock->acc_lock;
+    op->read_seq = seq;
+    op->read_pid = peer->cma_pid;
+    op->read_addr = op->target_addr + (uint64_t) toff;
+    op->timed_ns = ompi_osc_newrma_pick_now_ns();
+    ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
+    OSC_NEWRMA_VERBOSE(30, "MPI_NO_OP read of %zu bytes of rank %d by UCX without the lock",
+                       op->bytes, target->rank);
+    return ompi_osc_newrma_ucx_rdma(op, op->ep, op->result_stream, op->bytes, op->read_addr,
+                                    op->rkey);
+}
+
+int ompi_osc_newrma_op_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
+{
+    volatile int32_t *word = op->read_seq_word;
+    int ret;
+
+    op->read_seq_word = NULL;
+    if (NULL == word || OMPI_SUCCESS != op->status) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_rmb(); /* the data before the word */
+    if (*word == op->read_seq) {
+        return OMPI_SUCCESS;
+    }
+    OMPI_OSC_NEWRMA_STAT_ADD(module, READS_AGAIN, 1);
+    ompi_osc_newrma_acc_lock_take(word);
+    ret = ompi_osc_newrma_shm_cma(op->read_pid, false, op->result_stream, op->read_addr, op->bytes);
+    ompi_osc_newrma_acc_lock_release(word);
     return ret;
 }
 
@@ -744,32 +850,12 @@ static int acc_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t
                    : OMPI_ERR_NOT_AVAILABLE;
     }
     start = ompi_osc_newrma_pick_now_ns();
-    ret = acc_cma(module, target, op, stream);
+    ret = acc_cma(module, target, op, stream, false);
     if (OMPI_SUCCESS == ret) {
         ompi_osc_newrma_pick_record(&module->acc_pick[pick], OMPI_OSC_NEWRMA_ACC_WAY_COPY,
                                     op->bytes, ompi_osc_newrma_pick_now_ns() - start);
     }
     return ret;
-}
-
-/* Before an RDMA transfer to @p target: a write needs an RMA_DONE (an
- * endpoint flush) before the target may count it done; a read is fenced
- * behind earlier writes of this process, which UCX orders on an endpoint
- * only across a fence (location consistency: a GET sees its origin's
- * earlier PUT by RDMA too). */
-static int rdma_mark(ompi_osc_newrma_target_t *target, bool write)
-{
-    if (write) {
-        target->needs_rma_done = true;
-        target->rdma_writes_unfenced = true;
-        return OMPI_SUCCESS;
-    }
-    target->rdma_reads = true;
-    if (!target->rdma_writes_unfenced) {
-        return OMPI_SUCCESS;
-    }
-    target->rdma_writes_unfenced = false;
-    return ompi_osc_newrma_ucx_fence();
 }
 
 int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -806,7 +892,7 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
         return ret;
     }
     if (ompi_osc_newrma_op_kind_is_acc(op->kind)) {
-        ret = acc_cma(module, target, op, s.stream);
+        ret = acc_cma(module, target, op, s.stream, true);
         return OMPI_ERR_NOT_AVAILABLE != ret
                    ? ret
                    : ompi_osc_newrma_acc_issue(module, target, op, s.stream);

@@ -24,6 +24,14 @@ void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_
                                    int way, uint64_t ns);
 
 /**
+ * @p op, complete, was an MPI_NO_OP read by UCX's transfer without its
+ * target's accumulate lock (read_seq_word set): if the lock word moved
+ * meanwhile, read it again by the cross-memory copy under the lock, before
+ * its result is delivered (window lock held).  Else nothing.
+ */
+int ompi_osc_newrma_op_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op);
+
+/**
  * @p op (a contiguous PUT or GET of at least osc_newrma_cma_bytes to a
  * node-local peer, on a window with osc_newrma_shm on, the only op in
  * @p target's list) goes as one cross-memory copy, complete when issued.
