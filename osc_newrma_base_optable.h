@@ -170,9 +170,8 @@ struct ompi_osc_newrma_target_t {
      * the call without an op element (mbox_op NULL) the user's buffer */
     char *mbox_dest;
     /** when that slot was posted, if it is timed for the window's
-     * acc_pick[mbox_timed_pick] (ompi_osc_newrma_mbox_issue_timed); 0 not */
+     * acc_pick (ompi_osc_newrma_mbox_issue_timed); 0 not */
     uint64_t mbox_timed_ns;
-    uint8_t mbox_timed_pick;
     /** PUT and ACC packets sent that no RMA_DONE has covered yet */
     uint32_t am_sent;
     /** completions owed to accesses served at the call, which no op

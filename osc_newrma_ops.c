@@ -702,65 +702,6 @@ static bool acc_cma_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
            ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
 }
 
-/* An MPI_REPLACE or MPI_NO_OP read of acc_cma_bytes or more that the
- * mailbox did not take (more than 2 KiB, or no slot free), to a node-local
- * peer whose memory is not in the shared segment (create and dynamic
- * windows): one cross-memory copy under the peer's accumulate lock, as
- * osc/ucx moves them (a PUT or GET under its accumulate lock), complete
- * when it returns.  As packets through the target's agent (a round trip
- * through UCX and the agent), 2.5 KiB took 2.5-4.9 us against the copy's
- * 2.0-3.2, 32 KiB 9.5-10.5 against 6.3-6.6, 2 MiB 263-490 against 210-223.
- * @return OMPI_ERR_NOT_AVAILABLE when the op takes the packets' way. */
-static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                             ompi_osc_newrma_op_t *op, ptrdiff_t toff);
-
-/* For acc_cma's MPI_NO_OP read of cma_bytes or more: the way the window's
- * pick for reads (cma_pick[1]) takes, or -1 when it has no choice. */
-static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
-{
-    if (!component.cma_pick || OMPI_OSC_NEWRMA_OP_GACC != op->kind ||
-        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes || NULL == op->ep ||
-        NULL == op->rkey) {
-        return -1;
-    }
-    return ompi_osc_newrma_pick(&module->cma_pick[1]);
-}
-
-static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                   ompi_osc_newrma_op_t *op, char *stream, bool unlocked)
-{
-    ompi_osc_newrma_peer_t *peer;
-    bool write = OMPI_OSC_NEWRMA_OP_ACC == op->kind;
-    uint64_t start;
-    ptrdiff_t toff;
-    int ret, way;
-
-    if (!acc_cma_wanted(module, target, op, &toff) ||
-        NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
-        (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    way = unlocked ? acc_read_way(module, op) : -1;
-    if (OMPI_OSC_NEWRMA_CMA_WAY_UCX == way &&
-        OMPI_ERR_NOT_AVAILABLE != (ret = acc_read_unlocked(module, target, op, toff))) {
-        return ret;
-    }
-    start = ompi_osc_newrma_pick_now_ns();
-    ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);
-    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, write, write ? stream : op->result_stream,
-                                  op->target_addr + (uint64_t) toff, op->bytes);
-    ompi_osc_newrma_acc_lock_release(&peer->lock->acc_lock);
-    if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_CMA_WAY_COPY == way) {
-        ompi_osc_newrma_op_cma_record(module, op, way, ompi_osc_newrma_pick_now_ns() - start);
-    }
-    if (OMPI_SUCCESS == ret) {
-        OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
-                           write ? "MPI_REPLACE" : "MPI_NO_OP read", op->bytes, target->rank);
-        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
-    }
-    return ret;
-}
-
 /* An MPI_NO_OP read that acc_cma would copy under the target's
  * accumulate lock, of cma_bytes or more, when the window's pick for reads
  * (cma_pick[1], osc_newrma_cma_pick) takes UCX's transfer: read by that
@@ -772,17 +713,15 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
  * process_vm_readv took 230 us here, UCX's pipelined transfer through
  * shared memory 140-150 (osc/ucx holds its lock across it; newrma's cannot
  * be held across a transfer that needs the target's progress).
+ * Its result stream is set up (acc_cma).
  * @return OMPI_ERR_NOT_AVAILABLE when the op takes the copy. */
 static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                             ompi_osc_newrma_op_t *op, ptrdiff_t toff)
+                             ompi_osc_newrma_op_t *op, ompi_osc_newrma_peer_t *peer, ptrdiff_t toff)
 {
-    ompi_osc_newrma_peer_t *peer;
-    int32_t seq;
+    int32_t seq = ompi_osc_newrma_acc_lock_seq(&peer->lock->acc_lock);
     int ret;
 
-    peer = cma_peer(module, target->rank);
-    seq = ompi_osc_newrma_acc_lock_seq(&peer->lock->acc_lock);
-    if ((seq & 1) || OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op)) {
+    if (seq & 1) {
         return OMPI_ERR_NOT_AVAILABLE; /* held now: the copy waits for it */
     }
     ret = rdma_mark(target, false);
@@ -799,6 +738,64 @@ static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
                        op->bytes, target->rank);
     return ompi_osc_newrma_ucx_rdma(op, op->ep, op->result_stream, op->bytes, op->read_addr,
                                     op->rkey);
+}
+
+/* For acc_cma's MPI_NO_OP read of cma_bytes or more: the way the window's
+ * pick for reads (cma_pick[1]) takes, or -1 when it has no choice. */
+static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
+{
+    if (!component.cma_pick || OMPI_OSC_NEWRMA_OP_GACC != op->kind ||
+        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes || NULL == op->ep ||
+        NULL == op->rkey) {
+        return -1;
+    }
+    return ompi_osc_newrma_pick(&module->cma_pick[1]);
+}
+
+/* An MPI_REPLACE or MPI_NO_OP read of acc_cma_bytes or more that the
+ * mailbox did not take (more than 2 KiB, or no slot free), to a node-local
+ * peer whose memory is not in the shared segment (create and dynamic
+ * windows): one cross-memory copy under the peer's accumulate lock, as
+ * osc/ucx moves them (a PUT or GET under its accumulate lock), complete
+ * when it returns.  As packets through the target's agent (a round trip
+ * through UCX and the agent), 2.5 KiB took 2.5-4.9 us against the copy's
+ * 2.0-3.2, 32 KiB 9.5-10.5 against 6.3-6.6, 2 MiB 263-490 against 210-223.
+ * With @p unlocked, a read of cma_bytes or more may take UCX's transfer
+ * without the lock instead (acc_read_unlocked, by the pick for reads).
+ * @return OMPI_ERR_NOT_AVAILABLE when the op takes the packets' way. */
+static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                   ompi_osc_newrma_op_t *op, char *stream, bool unlocked)
+{
+    ompi_osc_newrma_peer_t *peer;
+    bool write = OMPI_OSC_NEWRMA_OP_ACC == op->kind;
+    uint64_t start;
+    ptrdiff_t toff;
+    int ret, way;
+
+    if (!acc_cma_wanted(module, target, op, &toff) ||
+        NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
+        (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    way = unlocked ? acc_read_way(module, op) : -1;
+    if (OMPI_OSC_NEWRMA_CMA_WAY_UCX == way &&
+        OMPI_ERR_NOT_AVAILABLE != (ret = acc_read_unlocked(module, target, op, peer, toff))) {
+        return ret;
+    }
+    start = ompi_osc_newrma_pick_now_ns();
+    ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);
+    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, write, write ? stream : op->result_stream,
+                                  op->target_addr + (uint64_t) toff, op->bytes);
+    ompi_osc_newrma_acc_lock_release(&peer->lock->acc_lock);
+    if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_CMA_WAY_COPY == way) {
+        ompi_osc_newrma_op_cma_record(module, op, way, ompi_osc_newrma_pick_now_ns() - start);
+    }
+    if (OMPI_SUCCESS == ret) {
+        OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
+                           write ? "MPI_REPLACE" : "MPI_NO_OP read", op->bytes, target->rank);
+        ompi_osc_newrma_stat_op(&module->stats, op->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, op->bytes);
+    }
+    return ret;
 }
 
 int ompi_osc_newrma_op_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
@@ -845,7 +842,7 @@ static int acc_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t
         return OMPI_ERR_NOT_AVAILABLE;
     }
     if (OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX == ompi_osc_newrma_pick(&module->acc_pick[pick])) {
-        return ompi_osc_newrma_mbox_issue_timed(module, target, op, stream, pick, &ret)
+        return ompi_osc_newrma_mbox_issue_timed(module, target, op, stream, &ret)
                    ? ret
                    : OMPI_ERR_NOT_AVAILABLE;
     }

@@ -168,16 +168,15 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 
 bool ompi_osc_newrma_mbox_issue_timed(ompi_osc_newrma_module_t *module,
                                       ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                      char *stream, int pick, int *ret_p)
+                                      char *stream, int *ret_p)
 {
     uint64_t start = ompi_osc_newrma_pick_now_ns();
 
     if (!mbox_issue(module, target, op, stream, true, ret_p)) {
         return false;
     }
-    if (OMPI_SUCCESS == *ret_p && target->mbox_slot != NULL) {
+    if (OMPI_SUCCESS == *ret_p) { /* posted */
         target->mbox_timed_ns = start;
-        target->mbox_timed_pick = (uint8_t) pick;
     }
     return true;
 }
@@ -238,7 +237,8 @@ int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
                slot->len);
     }
     if (0 != target->mbox_timed_ns && OMPI_SUCCESS == slot->status) {
-        ompi_osc_newrma_pick_record(&module->acc_pick[target->mbox_timed_pick],
+        /* REPLACE ([0]) or NO_OP read ([1]), as ops.c's acc_picked */
+        ompi_osc_newrma_pick_record(&module->acc_pick[OMPI_OSC_NEWRMA_OP_GACC == slot->kind],
                                     OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX, slot->len,
                                     ompi_osc_newrma_pick_now_ns() - target->mbox_timed_ns);
     }

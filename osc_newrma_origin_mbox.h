@@ -91,13 +91,13 @@ bool ompi_osc_newrma_mbox_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 /**
  * Origin: as ompi_osc_newrma_mbox_issue, for an MPI_REPLACE or MPI_NO_OP
  * read that the slot's area holds (up to
- * OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) and that the pick of the window's
- * acc_pick[@p pick] sent this way: timed from here until its answer is
- * taken, that pick's sample of the mailbox's way.
+ * OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) and that the window's acc_pick
+ * sent this way: timed from here until its answer is taken, a sample of
+ * the mailbox's way for acc_pick[0] (REPLACE) or [1] (the read).
  */
 bool ompi_osc_newrma_mbox_issue_timed(ompi_osc_newrma_module_t *module,
                                       ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_t *op,
-                                      char *stream, int pick, int *ret_p);
+                                      char *stream, int *ret_p);
 
 /** Origin: take the answer of @p target's slot if it has come (window lock
  * held).  @return 1 when taken, else 0. */

@@ -166,9 +166,9 @@ int ompi_osc_newrma_cleanup_target(ompi_osc_newrma_module_t *module,
         if (0 != op->took_ns && OMPI_SUCCESS == op->status) {
             ompi_osc_newrma_op_cma_record(module, op, OMPI_OSC_NEWRMA_CMA_WAY_UCX, op->took_ns);
         }
-        ret = ompi_osc_newrma_op_read_verify(module, op);
-        if (OMPI_SUCCESS != ret) {
-            op->status = ret;
+        if (NULL != op->read_seq_word) {
+            ret = ompi_osc_newrma_op_read_verify(module, op);
+            op->status = OMPI_SUCCESS != ret ? ret : op->status;
         }
         ret = ompi_osc_newrma_op_finish(module, op);
         if (OMPI_SUCCESS != ret) {
