@@ -525,6 +525,10 @@ struct ompi_osc_newrma_module_t {
      * OMPI_OSC_NEWRMA_ACC_WAY_COPY) or the target's mailbox, by the time
      * each took lately (osc_newrma_cma_pick); under the window lock */
     ompi_osc_newrma_pick_t acc_pick[2];
+    /** such an MPI_REPLACE of more than the area: the copy or a stream
+     * through the target's mailbox (ompi_osc_newrma_mbox_stream), by time
+     * as acc_pick; under the window lock */
+    ompi_osc_newrma_pick_t stream_pick;
 };
 
 #define OMPI_OSC_NEWRMA_CMA_WAY_COPY    0

@@ -884,7 +884,7 @@ static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_n
         OSC_NEWRMA_VERBOSE(1, "rank %d could not answer a GET: %d", pkt->hdr.src, pkt->hdr.status);
         ompi_osc_newrma_module_error(module, OMPI_ERROR);
     } else {
-        memcpy((void *) (uintptr_t) pkt->hdr.tag2, pkt->payload, pkt->payload_len);
+        ompi_osc_newrma_copy((void *) (uintptr_t) pkt->hdr.tag2, pkt->payload, pkt->payload_len);
     }
     opal_atomic_wmb(); /* the data before the count a waiter reads */
     opal_atomic_add_fetch_32(&target->owed_at_call, -1);

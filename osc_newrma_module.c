@@ -773,6 +773,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     ompi_osc_newrma_pick_init(&module->cma_pick[1]);
     ompi_osc_newrma_pick_init(&module->acc_pick[0]);
     ompi_osc_newrma_pick_init(&module->acc_pick[1]);
+    ompi_osc_newrma_pick_init(&module->stream_pick);
 
     win->w_osc_module = &module->super; /* the info callbacks find it there */
     ret = module_build(module, base, module->size, info, status);

@@ -752,6 +752,69 @@ static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_
     return ompi_osc_newrma_pick(&module->cma_pick[1]);
 }
 
+/* One cross-memory copy under @p peer's accumulate lock. */
+static int acc_copy_locked(ompi_osc_newrma_peer_t *peer, bool write, char *local, uint64_t remote,
+                           size_t len)
+{
+    int ret;
+
+    ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);
+    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, write, local, remote, len);
+    ompi_osc_newrma_acc_lock_release(&peer->lock->acc_lock);
+    return ret;
+}
+
+/** What a stream's mailbox did not move goes by the copy (acc_stream). */
+typedef struct {
+    ompi_osc_newrma_peer_t *peer;
+    char *stream;
+    uint64_t remote;
+} acc_rest_t;
+
+static int acc_rest_copy(void *arg, size_t offset, size_t len)
+{
+    acc_rest_t *rest = arg;
+
+    return acc_copy_locked(rest->peer, true, rest->stream + offset, rest->remote + offset, len);
+}
+
+/* For acc_cma's MPI_REPLACE of more than a mailbox slot's area: the way
+ * the window's pick for them (stream_pick) takes, or -1 when it has no
+ * choice. */
+static int acc_stream_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
+{
+    if (!component.cma_pick || !module->mbox_ok || OMPI_OSC_NEWRMA_OP_ACC != op->kind ||
+        op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) {
+        return -1;
+    }
+    return ompi_osc_newrma_pick(&module->stream_pick);
+}
+
+/* Such an MPI_REPLACE through the target's mailbox
+ * (ompi_osc_newrma_mbox_stream), timed for the pick: it needs the target's
+ * agent, in MPI, and its core (the copy needs no one).
+ * @return OMPI_ERR_NOT_AVAILABLE when it takes the copy. */
+static int acc_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                      ompi_osc_newrma_op_t *op, ompi_osc_newrma_peer_t *peer, char *stream,
+                      uint64_t remote)
+{
+    ompi_osc_newrma_mbox_access_t access = {.kind = op->kind,
+                                            .bytes = op->bytes,
+                                            .addr = remote,
+                                            .operands = stream,
+                                            .acc_op = op->acc_op,
+                                            .acc_basic = op->acc_basic};
+    acc_rest_t rest = {peer, stream, remote};
+    uint64_t start = ompi_osc_newrma_pick_now_ns();
+    int ret = ompi_osc_newrma_mbox_stream(module, target, &access, acc_rest_copy, &rest);
+
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_pick_record(&module->stream_pick, OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX,
+                                    op->bytes, ompi_osc_newrma_pick_now_ns() - start);
+    }
+    return ret;
+}
+
 /* An MPI_REPLACE or MPI_NO_OP read of acc_cma_bytes or more that the
  * mailbox did not take (more than 2 KiB, or no slot free), to a node-local
  * peer whose memory is not in the shared segment (create and dynamic
@@ -770,7 +833,7 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
     bool write = OMPI_OSC_NEWRMA_OP_ACC == op->kind;
     uint64_t start;
     ptrdiff_t toff;
-    int ret, way;
+    int ret, way, stream_way;
 
     if (!acc_cma_wanted(module, target, op, &toff) ||
         NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
@@ -782,13 +845,20 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
         OMPI_ERR_NOT_AVAILABLE != (ret = acc_read_unlocked(module, target, op, peer, toff))) {
         return ret;
     }
+    stream_way = unlocked ? acc_stream_way(module, op) : -1;
+    if (OMPI_OSC_NEWRMA_ACC_WAY_MAILBOX == stream_way &&
+        OMPI_ERR_NOT_AVAILABLE != (ret = acc_stream(module, target, op, peer, stream,
+                                                    op->target_addr + (uint64_t) toff))) {
+        return ret;
+    }
     start = ompi_osc_newrma_pick_now_ns();
-    ompi_osc_newrma_acc_lock_take(&peer->lock->acc_lock);
-    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, write, write ? stream : op->result_stream,
-                                  op->target_addr + (uint64_t) toff, op->bytes);
-    ompi_osc_newrma_acc_lock_release(&peer->lock->acc_lock);
+    ret = acc_copy_locked(peer, write, write ? stream : op->result_stream,
+                          op->target_addr + (uint64_t) toff, op->bytes);
     if (OMPI_SUCCESS == ret && OMPI_OSC_NEWRMA_CMA_WAY_COPY == way) {
         ompi_osc_newrma_op_cma_record(module, op, way, ompi_osc_newrma_pick_now_ns() - start);
+    } else if (OMPI_SUCCESS == ret && stream_way >= 0) {
+        ompi_osc_newrma_pick_record(&module->stream_pick, OMPI_OSC_NEWRMA_ACC_WAY_COPY, op->bytes,
+                                    ompi_osc_newrma_pick_now_ns() - start);
     }
     if (OMPI_SUCCESS == ret) {
         OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",

@@ -15,7 +15,9 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
+#include "osc_newrma_base_wait.h"
 #include "osc_newrma_origin_mbox.h"
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_transport_shm.h"
@@ -83,7 +85,7 @@ static void mbox_fill(const ompi_osc_newrma_module_t *module, int rank,
     slot->fetch =
         OMPI_OSC_NEWRMA_OP_GET == access->kind || ompi_osc_newrma_op_kind_fetches(access->kind);
     if (NULL != access->operands) {
-        memcpy(data, access->operands, access->bytes);
+        ompi_osc_newrma_copy(data, access->operands, access->bytes);
     }
     if (OMPI_OSC_NEWRMA_OP_CAS == access->kind) {
         memcpy(data + access->bytes, access->compare, access->bytes);
@@ -231,10 +233,12 @@ int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,
             ompi_osc_newrma_module_error(module, OMPI_ERROR);
         }
     } else if (NULL != target->mbox_dest) {
-        memcpy(target->mbox_dest,
-               ompi_osc_newrma_shm_mbox_result(
-                   ompi_osc_newrma_shm_mbox_data(module, target->rank, slot), slot),
-               slot->len);
+        /* a result of whole pages lies 16 bytes behind a malloc'd buffer
+         * modulo 4 KiB: glibc's slow case (osc_newrma_base_copy.h) */
+        ompi_osc_newrma_copy(target->mbox_dest,
+                             ompi_osc_newrma_shm_mbox_result(
+                                 ompi_osc_newrma_shm_mbox_data(module, target->rank, slot), slot),
+                             slot->len);
     }
     if (0 != target->mbox_timed_ns && OMPI_SUCCESS == slot->status) {
         /* REPLACE ([0]) or NO_OP read ([1]), as ops.c's acc_picked */
@@ -265,4 +269,130 @@ int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module)
         reaped += ompi_osc_newrma_mbox_reap_target(module, target);
     }
     return reaped;
+}
+
+/* ---- a large MPI_REPLACE streamed through the slots ---- */
+
+/** A stream's posted slot and the part of the access it carries. */
+typedef struct {
+    ompi_osc_newrma_shm_mbox_t *slot;
+    size_t offset;
+    size_t len;
+    uint64_t posted_ns;
+} mbox_chunk_t;
+
+/* How long a posted chunk may wait for the target's agent to take it: then
+ * the target is busy outside MPI (or its core is), and the stream stops,
+ * the caller's way (which needs no one) moving the rest. */
+#define MBOX_STREAM_PATIENCE_NS 50000
+/* A wait for a slot the agent took looks at the node's processes once in
+ * this many rounds (kill(pid, 0) each): a target that died applying it
+ * would never answer. */
+#define MBOX_STREAM_LIVENESS_ROUNDS 4096
+
+/* The end of @p c: applied (the agent's status), or taken back before the
+ * agent took it (*@p back_p, the part still to move).  Spinning gives my
+ * own agent turns: a peer streaming to me at the same time waits for it. */
+static int mbox_chunk_end(ompi_osc_newrma_module_t *module, const mbox_chunk_t *c, bool *back_p)
+{
+    int status;
+
+    *back_p = false;
+    for (unsigned rounds = 1; !ompi_osc_newrma_shm_mbox_done(c->slot); ++rounds) {
+        if (ompi_osc_newrma_pick_now_ns() - c->posted_ns > MBOX_STREAM_PATIENCE_NS &&
+            ompi_osc_newrma_shm_mbox_retract(c->slot)) {
+            *back_p = true;
+            ompi_osc_newrma_shm_mbox_free(c->slot);
+            return OMPI_SUCCESS;
+        }
+        if (0 == rounds % MBOX_STREAM_LIVENESS_ROUNDS &&
+            (module->peer_lost || ompi_osc_newrma_shm_peer_lost(module))) {
+            module->peer_lost = true;
+            return OMPI_ERROR; /* its slot stays taken: the window is broken */
+        }
+        ompi_osc_newrma_agent_turn(module);
+    }
+    status = c->slot->status;
+    ompi_osc_newrma_shm_mbox_free(c->slot);
+    return status;
+}
+
+/* The end of the oldest of the @p n chunks in flight, which leave @p chunks
+ * in posting order; a part taken back goes by @p rest at once (and sets
+ * *@p back_p). */
+static int mbox_stream_retire(ompi_osc_newrma_module_t *module, mbox_chunk_t *chunks, int *n,
+                              ompi_osc_newrma_mbox_rest_fn_t rest, void *arg, bool *back_p)
+{
+    mbox_chunk_t c = chunks[0];
+    bool back;
+    int ret = mbox_chunk_end(module, &c, &back);
+
+    *n -= 1;
+    memmove(chunks, chunks + 1, sizeof(*chunks) * (size_t) *n);
+    *back_p |= back;
+    return OMPI_SUCCESS == ret && back ? rest(arg, c.offset, c.len) : ret;
+}
+
+/* Claim a slot of @p target's mailbox and post the next chunk of @p access
+ * at @p offset into it.  @return false when no slot is free. */
+static bool mbox_stream_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             const ompi_osc_newrma_mbox_access_t *access, size_t offset,
+                             size_t chunk, mbox_chunk_t *c)
+{
+    ompi_osc_newrma_mbox_access_t part = *access;
+
+    c->slot = ompi_osc_newrma_shm_mbox_claim(module, target->rank);
+    if (NULL == c->slot) {
+        return false;
+    }
+    part.bytes = access->bytes - offset < chunk ? access->bytes - offset : chunk;
+    part.operands = access->operands + offset;
+    part.addr = access->addr + offset;
+    mbox_fill(module, target->rank, &part, c->slot);
+    c->offset = offset;
+    c->len = part.bytes;
+    c->posted_ns = ompi_osc_newrma_pick_now_ns();
+    ompi_osc_newrma_shm_mbox_post(c->slot);
+    return true;
+}
+
+int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                const ompi_osc_newrma_mbox_access_t *access,
+                                ompi_osc_newrma_mbox_rest_fn_t rest, void *arg)
+{
+    mbox_chunk_t chunks[OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS];
+    size_t size, chunk, offset = 0;
+    bool back = false;
+    int n = 0, ret = OMPI_SUCCESS, r;
+
+    if (!module->mbox_ok || NULL != target->mbox_slot) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    /* whole elements per slot: an element split between two slots would be
+     * written in two steps, another origin's write between them */
+    ompi_datatype_type_size(access->acc_basic, &size);
+    chunk = OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES / size * size;
+    while (OMPI_SUCCESS == ret && !back && offset < access->bytes) {
+        if (n < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS &&
+            mbox_stream_post(module, target, access, offset, chunk, &chunks[n])) {
+            offset += chunks[n++].len;
+        } else if (n > 0) {
+            ret = mbox_stream_retire(module, chunks, &n, rest, arg, &back);
+        } else {
+            break; /* no slot free (other origins have them) */
+        }
+    }
+    if (0 == offset) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    while (n > 0) {
+        r = mbox_stream_retire(module, chunks, &n, rest, arg, &back);
+        ret = OMPI_SUCCESS != ret ? ret : r;
+    }
+    ompi_osc_newrma_stat_op(&module->stats, access->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX,
+                            access->bytes);
+    OSC_NEWRMA_VERBOSE(30, "MPI_REPLACE of %zu bytes to rank %d through its mailbox%s",
+                       access->bytes, target->rank, back ? ", stopped" : "");
+    return OMPI_SUCCESS == ret && offset < access->bytes ? rest(arg, offset, access->bytes - offset)
+                                                         : ret;
 }

@@ -12,6 +12,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_am_data.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_target_acc.h"
 #include "osc_newrma_target_mbox.h"
 #include "osc_newrma_transport_shm.h"
@@ -31,10 +32,10 @@ int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     data = ompi_osc_newrma_shm_mbox_data(module, module->my_rank, slot);
     switch (slot->kind) {
         case OMPI_OSC_NEWRMA_OP_PUT:
-            memcpy(mem, data, slot->len);
+            ompi_osc_newrma_copy(mem, data, slot->len);
             return OMPI_SUCCESS;
         case OMPI_OSC_NEWRMA_OP_GET:
-            memcpy(ompi_osc_newrma_shm_mbox_result(data, slot), mem, slot->len);
+            ompi_osc_newrma_copy(ompi_osc_newrma_shm_mbox_result(data, slot), mem, slot->len);
             return OMPI_SUCCESS;
         default:
             return ompi_osc_newrma_acc_apply_mbox(module, slot, data);

@@ -838,6 +838,16 @@ bool ompi_osc_newrma_shm_mbox_done(ompi_osc_newrma_shm_mbox_t *slot)
     return true;
 }
 
+bool ompi_osc_newrma_shm_mbox_retract(ompi_osc_newrma_shm_mbox_t *slot)
+{
+    int32_t ready = OMPI_OSC_NEWRMA_SHM_MBOX_READY;
+
+    /* the agent takes a slot by the same CAS (ompi_osc_newrma_shm_mbox_poll) */
+    return OMPI_OSC_NEWRMA_SHM_MBOX_READY == slot->state &&
+           opal_atomic_compare_exchange_strong_32(&slot->state, &ready,
+                                                  OMPI_OSC_NEWRMA_SHM_MBOX_CLAIMED);
+}
+
 void ompi_osc_newrma_shm_mbox_free(ompi_osc_newrma_shm_mbox_t *slot)
 {
     opal_atomic_mb(); /* the answer is read before another origin may write */

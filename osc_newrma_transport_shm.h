@@ -298,6 +298,9 @@ ompi_osc_newrma_shm_mbox_t *ompi_osc_newrma_shm_mbox_claim(ompi_osc_newrma_modul
 void ompi_osc_newrma_shm_mbox_post(ompi_osc_newrma_shm_mbox_t *slot);
 /** The slot was applied: its status and old values may be read. */
 bool ompi_osc_newrma_shm_mbox_done(ompi_osc_newrma_shm_mbox_t *slot);
+/** The posted slot back to CLAIMED if the target has not taken it yet (then
+ * it will not apply it): @return true when taken back. */
+bool ompi_osc_newrma_shm_mbox_retract(ompi_osc_newrma_shm_mbox_t *slot);
 void ompi_osc_newrma_shm_mbox_free(ompi_osc_newrma_shm_mbox_t *slot);
 
 /** How the agent applies a posted slot: returns the status the origin reads. */
