@@ -496,14 +496,25 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
 /* The target's COMPLETE can still be the segment's flag (the progress
  * engine's complete_by_flag): a window all on one node, nothing sent to
  * it as packets this epoch.  Then an op issued by MPI_Win_complete has no
- * packet to ride with, and RDMA (a cross-memory copy here) spares the
- * target's agent the round trip: a GET of 32 KiB under PSCW on a create
- * window took 7.7-17 us as a packet and its answer, osc/rdma 6.0-8.0. */
+ * packet to ride with, and one of the sizes that go by RDMA in streams
+ * spares the target's agent the round trip: a GET of 32 KiB under PSCW on
+ * a create window took 7.7-17 us as a packet and its answer, osc/rdma
+ * 6.0-8.0. */
 static bool complete_flag_open(ompi_osc_newrma_module_t *module,
                                const ompi_osc_newrma_target_t *target)
 {
     return ompi_osc_newrma_shm_whole(&module->shm) && 0 == target->am_sent &&
            NULL == target->batch.buf;
+}
+
+/* A GET or PUT of a size that goes by RDMA in streams too
+ * (osc_newrma_get_rdma_bytes, osc_newrma_put_rdma_bytes). */
+static bool rdma_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes)
+{
+    return (OMPI_OSC_NEWRMA_OP_GET == kind && component.get_rdma_bytes > 0 &&
+            bytes >= component.get_rdma_bytes) ||
+           (OMPI_OSC_NEWRMA_OP_PUT == kind && component.put_rdma_bytes > 0 &&
+            bytes >= component.put_rdma_bytes);
 }
 
 static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -521,18 +532,14 @@ static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     }
     /* (a lock word is released without a message: nothing to carry it) */
     if (!peer->rdma_native ||
-        (OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag && NULL == peer->lock) ||
-        (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag &&
-         !complete_flag_open(module, target))) {
+        (OMPI_OSC_NEWRMA_SYNC_UNLOCK == target->sync_flag && NULL == peer->lock)) {
         return true;
     }
-    if (OMPI_OSC_NEWRMA_OP_GET == kind && component.get_rdma_bytes > 0 &&
-        bytes >= component.get_rdma_bytes) {
-        return false; /* osc_newrma_get_rdma_bytes */
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
+        return !(rdma_sized(kind, bytes) && complete_flag_open(module, target));
     }
-    if (OMPI_OSC_NEWRMA_OP_PUT == kind && component.put_rdma_bytes > 0 &&
-        bytes >= component.put_rdma_bytes) {
-        return false; /* osc_newrma_put_rdma_bytes */
+    if (rdma_sized(kind, bytes)) {
+        return false;
     }
     return !(component.lone_rdma && NULL != op && ompi_osc_newrma_op_lone(target, op));
 }

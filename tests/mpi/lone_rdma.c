@@ -14,8 +14,9 @@
  * op closed by a flush or a fence, and the streamed GETs of 1 KiB or more
  * so closed; the rest as packets), "rdmalock" (the same, and lone ops
  * closed by UNLOCK by RDMA too: a window all on one node, whose lock words
- * are in its segment and released without a message) or "packet" (all as
- * packets).
+ * are in its segment and released without a message; and lone GETs of 1
+ * KiB or more and PUTs of 4 KiB or more closed by COMPLETE, which is the
+ * segment's flag there) or "packet" (all as packets).
  * Usage: lone_rdma FLAVOR EXPECT */
 #include <mpi.h>
 #include <stdbool.h>
@@ -29,6 +30,7 @@
 #define MAX_BYTES      32768
 #define STREAM         12
 #define GET_RDMA_BYTES 1024
+#define PUT_RDMA_BYTES 4096
 #define PUT_AT         8
 #define GET_AT         (PUT_AT + MAX_BYTES + 8)
 #define WIN_BYTES      (GET_AT + MAX_BYTES + 8)
@@ -137,9 +139,13 @@ static void lone_epoch(mtest_win_t *w, int sync, size_t n, bool get, uint32_t se
     mtest_epoch_end(w->win, sync);
     /* not when UNLOCK (lock mode) or COMPLETE closes the epoch: one message
      * carries the op and the closing packet; but a lock word in the
-     * window's segment is released without a message (EXPECT "rdmalock") */
+     * window's segment is released without a message, and so is a
+     * COMPLETE that is the segment's flag, which lets the sizes that go by
+     * RDMA in streams go so (EXPECT "rdmalock") */
     rdma = expect_rdma && (MTEST_SYNC_FENCE == sync || MTEST_SYNC_LOCKALL == sync ||
-                           (MTEST_SYNC_LOCK == sync && expect_lock_rdma));
+                           (MTEST_SYNC_LOCK == sync && expect_lock_rdma) ||
+                           (MTEST_SYNC_PSCW == sync && expect_lock_rdma &&
+                            n >= (get ? GET_RDMA_BYTES : PUT_RDMA_BYTES)));
     paths_expect(before, rdma, !rdma, get ? "lone GET" : "lone PUT", sync, n);
     if (get) {
         check(got, n, seed | 0x80 | (uint32_t) right, "lone GET", sync);
