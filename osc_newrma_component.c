@@ -217,7 +217,8 @@ static void register_ucx_transfers(void)
                    "UCX path: a contiguous GET of at least this many bytes (up to "
                    "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
                    "transport has it (shared memory, InfiniBand; not TCP) also when other "
-                   "operations are queued with it, unless UNLOCK or COMPLETE closes its epoch: "
+                   "operations are queued with it, unless UNLOCK or COMPLETE closes its epoch "
+                   "(not a COMPLETE that is the segment's flag of a window all on one node): "
                    "a stream of 64 GETs of 2-32 KiB to a node-local peer moved 1.5-3.4 times the "
                    "bytes per second it moved as aggregated packets, of 512 B and less 0.5-0.8 "
                    "times; 0 never (default: 1024)",
@@ -227,7 +228,8 @@ static void register_ucx_transfers(void)
                    "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
                    "transport has it (shared memory, InfiniBand; not TCP) instead of being "
                    "copied into the target's aggregated message, also when other operations "
-                   "are queued with it, unless UNLOCK or COMPLETE closes its epoch; its origin "
+                   "are queued with it, unless UNLOCK or COMPLETE closes its epoch (not a "
+                   "COMPLETE that is the segment's flag of a window all on one node); its origin "
                    "buffer is free once UCX has sent it; 0 never (default: 4096)",
                    &component.put_rdma_bytes, 4096);
 }
