@@ -486,22 +486,8 @@ static bool op_target_fine_grained(const ompi_osc_newrma_op_t *op)
     return count.segments > count.limit;
 }
 
-/* A contiguous PUT or GET of this size to this peer goes as packets.  Up to
- * aggregate_threshold: by RDMA where the transport has it, when alone
- * (op_lone) or a GET of get_rdma_bytes or more; not when UNLOCK or
- * COMPLETE closes the epoch: the packets and the closing one go in one
- * message, where RDMA would first need an endpoint flush (a round trip
- * more: a PUT under PSCW took 1.9 us instead of 1.3).  @p op NULL: an
- * access packed by the call (rma_packed), never alone, a stream going. */
-/* The target's COMPLETE can still be the segment's flag (the progress
- * engine's complete_by_flag): a window all on one node, nothing sent to
- * it as packets this epoch.  Then an op issued by MPI_Win_complete has no
- * packet to ride with, and one of the sizes that go by RDMA in streams
- * spares the target's agent the round trip: a GET of 32 KiB under PSCW on
- * a create window took 7.7-17 us as a packet and its answer, osc/rdma
- * 6.0-8.0. */
-static bool complete_flag_open(ompi_osc_newrma_module_t *module,
-                               const ompi_osc_newrma_target_t *target)
+bool ompi_osc_newrma_target_complete_by_flag(const ompi_osc_newrma_module_t *module,
+                                             const ompi_osc_newrma_target_t *target)
 {
     return ompi_osc_newrma_shm_whole(&module->shm) && 0 == target->am_sent &&
            NULL == target->batch.buf;
@@ -517,6 +503,17 @@ static bool rdma_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes)
             bytes >= component.put_rdma_bytes);
 }
 
+/* A contiguous PUT or GET of this size to this peer goes as packets.  Up to
+ * aggregate_threshold: by RDMA where the transport has it, when alone
+ * (op_lone) or of rdma_sized; not when UNLOCK or COMPLETE closes the
+ * epoch: the packets and the closing one go in one message, where RDMA
+ * would first need an endpoint flush (a round trip more: a PUT under PSCW
+ * took 1.9 us instead of 1.3).  But a COMPLETE that is the segment's flag
+ * (ompi_osc_newrma_target_complete_by_flag) has no packet to carry them:
+ * then ops of rdma_sized go by RDMA, sparing the target's agent the round
+ * trip (a GET of 32 KiB under PSCW on a create window took 7.7-17 us as a
+ * packet and its answer, osc/rdma 6.0-8.0).  @p op NULL: an access packed
+ * by the call (rma_packed), never alone, a stream going. */
 static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                             ompi_osc_newrma_op_kind_t kind, size_t bytes,
                             const ompi_osc_newrma_op_t *op)
@@ -536,7 +533,8 @@ static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
         return true;
     }
     if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag) {
-        return !(rdma_sized(kind, bytes) && complete_flag_open(module, target));
+        return !(rdma_sized(kind, bytes) &&
+                 ompi_osc_newrma_target_complete_by_flag(module, target));
     }
     if (rdma_sized(kind, bytes)) {
         return false;

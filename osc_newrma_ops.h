@@ -57,6 +57,14 @@ bool ompi_osc_newrma_op_as_packets(ompi_osc_newrma_module_t *module,
 bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
                                  const ompi_osc_newrma_target_t *target);
 
+/** A window all on one node's segment, whose MPI_Win_wait counts the
+ * segment's COMPLETE flags too: an epoch that sent @p target no PUT or ACC
+ * packet (RDMA, mailbox ops, answered GETs) completes by the flag, without
+ * a packet for its agent (and the ops MPI_Win_complete issues have no
+ * packet to ride with). */
+bool ompi_osc_newrma_target_complete_by_flag(const ompi_osc_newrma_module_t *module,
+                                             const ompi_osc_newrma_target_t *target);
+
 /** Completion of a GET or PUT by RDMA at the call (no op element; @p ctx
  * is its target element): records a failure as the window's error, then
  * counts the element's owed_at_call down.  Registered with the transport. */

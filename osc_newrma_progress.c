@@ -207,16 +207,6 @@ static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     return OMPI_SUCCESS;
 }
 
-/* A window all on one node's segment, whose MPI_Win_wait counts the
- * segment's COMPLETE flags too: an epoch that sent @p target no PUT or
- * ACC packet (RDMA, mailbox ops, answered GETs) completes by the flag,
- * without a packet for its agent. */
-static bool complete_by_flag(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
-{
-    return ompi_osc_newrma_shm_whole(&module->shm) && 0 == target->am_sent &&
-           NULL == target->batch.buf;
-}
-
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts
  * them (FENCE: FENCE_DONE, and the fence's collective tells the target to
  * expect it); RDMA writes are flushed before it, as the target cannot see
@@ -244,7 +234,8 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->flush_pending > 0) {
         return 0;
     }
-    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && complete_by_flag(module, target)) {
+    if (OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag &&
+        ompi_osc_newrma_target_complete_by_flag(module, target)) {
         /* nothing of it travels as packets: a flag once all is done */
         if (!opal_list_is_empty(&target->ops)) {
             return 0;
