@@ -175,6 +175,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long acc_cma_bytes;
     /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
+    /** a small aggregated PUT right after the previous one's bytes joins its record */
+    bool puts_join;
     /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
     /** PUTs from this size go by RDMA, not into aggregated messages (0: never) */

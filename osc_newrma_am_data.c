@@ -60,11 +60,15 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret;
 
-    hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
-    hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
-    hdr.addr = taddr;
-    hdr.len = len;
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, data, len, NULL, 0);
+    if (len <= OMPI_OSC_NEWRMA_PKT_PUTS_MAX) {
+        ret = ompi_osc_newrma_pkt_batch_puts(module, target, data, len, taddr);
+    } else {
+        hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+        hdr.flags = OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG;
+        hdr.addr = taddr;
+        hdr.len = len;
+        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, data, len, NULL, 0);
+    }
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
     }
@@ -630,15 +634,22 @@ static void pkt_add_applied(ompi_osc_newrma_module_t *module, const ompi_osc_new
     ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
 
-void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
-                                       const ompi_osc_newrma_pkt_t *pkt, int status)
+/* @p n packets of @p pkt's origin applied (a PUTS packet counts as its PUTs) */
+static void pkt_count_applied_n(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint32_t n, int status)
 {
     if (NULL != pkt->tally) { /* counted with the rest of its BATCH */
-        pkt->tally->applied++;
+        pkt->tally->applied += n;
         pkt->tally->failed |= OMPI_SUCCESS != status;
         return;
     }
-    pkt_add_applied(module, pkt, 1, OMPI_SUCCESS != status);
+    pkt_add_applied(module, pkt, n, OMPI_SUCCESS != status);
+}
+
+void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
+                                       const ompi_osc_newrma_pkt_t *pkt, int status)
+{
+    pkt_count_applied_n(module, pkt, 1, status);
 }
 
 /* A BATCH's packets applied: counted at once (an RMA_DONE among them, which
@@ -704,6 +715,39 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     /* counted even when it failed, so the origin is not left waiting; its
      * RMA_DONE or UNLOCK reports the failure */
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
+}
+
+/* Small PUTs, record by record, in order.  A malformed packet stops at
+ * its first bad record; the count is applied even then (as pkt_handle_put
+ * does), the failure going to the origin's RMA_DONE or UNLOCK. */
+static void pkt_handle_puts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_puts_rec_t rec;
+    size_t at = 0;
+    int ret = OMPI_SUCCESS;
+
+    while (at < pkt->payload_len) {
+        if (pkt->payload_len - at < sizeof(rec)) {
+            ret = OMPI_ERR_BAD_PARAM;
+            break;
+        }
+        memcpy(&rec, pkt->payload + at, sizeof(rec));
+        at += sizeof(rec);
+        if (rec.len > pkt->payload_len - at) {
+            ret = OMPI_ERR_BAD_PARAM;
+            break;
+        }
+        if (ompi_osc_newrma_pkt_test_fail()) {
+            ret = OMPI_ERROR;
+        } else {
+            ompi_osc_newrma_copy((void *) (uintptr_t) rec.addr, pkt->payload + at, rec.len);
+        }
+        at += ompi_osc_newrma_pkt_puts_padded(rec.len);
+    }
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "cannot apply a PUTS packet from rank %d: %d", pkt->hdr.src, ret);
+    }
+    pkt_count_applied_n(module, pkt, pkt->hdr.count, ret);
 }
 
 void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
@@ -929,6 +973,7 @@ void ompi_osc_newrma_pkt_data_register_handlers(void)
 {
     ompi_osc_newrma_pkt_batch_end_register(pkt_batch_end);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUT, pkt_handle_put);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUTS, pkt_handle_puts);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET, pkt_handle_get);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE, pkt_handle_rma_done);

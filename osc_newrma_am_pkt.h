@@ -78,11 +78,16 @@ typedef enum {
     OMPI_OSC_NEWRMA_PKT_FENCE_DONE,
     /** PSCW: the target called MPI_Win_post; the origin counts it for its
      * access epoch to the target (no answer) */
-    OMPI_OSC_NEWRMA_PKT_POST
+    OMPI_OSC_NEWRMA_PKT_POST,
+    /** small contiguous PUTs (ompi_osc_newrma_pkt_batch_puts): payload =
+     * records (ompi_osc_newrma_pkt_puts_rec_t, then its data padded to 8
+     * bytes), applied in order; count: the PUTs it carries, which count as
+     * that many PUT packets */
+    OMPI_OSC_NEWRMA_PKT_PUTS
 } ompi_osc_newrma_pkt_type_t;
 
 /** the highest packet type (bounds the name and handler tables) */
-#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_POST
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_PUTS
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
@@ -139,6 +144,23 @@ typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint32_t batch_len;
 } ompi_osc_newrma_pkt_hdr_t;
 
+/** One record of a PUTS packet: @c len bytes for @c addr follow it. */
+typedef struct {
+    uint64_t addr;
+    uint64_t len;
+} ompi_osc_newrma_pkt_puts_rec_t;
+
+/** Records and their data are padded to this many bytes. */
+#define OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN ((size_t) 8)
+/** The largest PUT a PUTS packet carries: beyond, a packet header of its
+ * own (64 bytes) is little against the data. */
+#define OMPI_OSC_NEWRMA_PKT_PUTS_MAX ((size_t) 256)
+
+static inline size_t ompi_osc_newrma_pkt_puts_padded(size_t len)
+{
+    return (len + OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN - 1) & ~(OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN - 1);
+}
+
 /** The packets of one BATCH its handlers counted as applied, counted for
  * their origin once the BATCH is through (ompi_osc_newrma_pkt_count_applied):
  * one lock and count update per message instead of one per packet. */
@@ -192,6 +214,17 @@ size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module);
 int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_pkt_hdr_t *hdr,
                                   const void *p1, size_t len1, const void *p2, size_t len2);
+
+/**
+ * Aggregation of a small contiguous PUT (at most OMPI_OSC_NEWRMA_PKT_PUTS_MAX
+ * bytes) for @p target: a record in the PUTS packet that ends its
+ * aggregated message, or in a new one.  Data for the bytes right after the
+ * last record's joins that record.  Counts as one PUT packet, as
+ * ompi_osc_newrma_pkt_batch_add of a PUT would.
+ */
+int ompi_osc_newrma_pkt_batch_puts(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, const void *data, size_t len,
+                                   uint64_t taddr);
 
 /** Send the packets aggregated for @p target, if any, in one message. */
 int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,

@@ -213,6 +213,14 @@ static void register_ucx_transfers(void)
                   "operations that come in streams are still aggregated; 0: always aggregated "
                   "(default: 1)",
                   &component.lone_rdma, true);
+    register_bool("puts_join",
+                  "UCX path: small contiguous PUTs (up to 256 bytes) aggregated for one target "
+                  "travel as records of a PUTS packet (16 bytes of header each, where a PUT "
+                  "packet has 64), and one to the bytes right after the previous record's "
+                  "joins that record (64 8-byte PUTs to consecutive addresses: one record of "
+                  "512 bytes, which the target copies at once); 0: a record per PUT "
+                  "(default: 1)",
+                  &component.puts_join, true);
     register_ulong("get_rdma_bytes",
                    "UCX path: a contiguous GET of at least this many bytes (up to "
                    "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
@@ -373,7 +381,8 @@ static void register_caches_and_hooks(void)
         "test_fail_packet",
         "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
         "fails (not applied), to check that the origin's completing call returns an "
-        "error; 0 never (default: 0)",
+        "error; each record of a PUTS packet counts as one (osc_newrma_puts_join 0 makes "
+        "a record one PUT); 0 never (default: 0)",
         &component.test_fail_packet, 0);
     register_int("test_fail_create",
                  "Test hook: the next window creation of this process fails at one step, "

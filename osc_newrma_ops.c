@@ -1633,6 +1633,20 @@ static int rma_request_op(struct ompi_win_t *win, rma_args_t a, struct ompi_requ
  * @p peer's window at byte *@p offset_p of @p disp: the checks rma_op makes
  * for it, without an overflow anywhere.  Always inlined, for rma_fast. */
 static inline __opal_attribute_always_inline__ bool
+rma_contig_blocks(int origin_count, struct ompi_datatype_t *origin_dt, int target_count,
+                  struct ompi_datatype_t *target_dt, ptrdiff_t *toff_p, ptrdiff_t *ooff_p,
+                  size_t *bytes_p)
+{
+    if (!ompi_osc_newrma_dtype_contig(target_dt, target_count, toff_p) ||
+        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, ooff_p)) {
+        return false;
+    }
+    *bytes_p = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
+    return 0 != *bytes_p && *bytes_p <= PTRDIFF_MAX &&
+           *bytes_p == ompi_osc_newrma_dtype_bytes(origin_dt, origin_count);
+}
+
+static inline __opal_attribute_always_inline__ bool
 rma_contig_range(const ompi_osc_newrma_module_t *module, const ompi_osc_newrma_peer_t *peer,
                  int origin_count, struct ompi_datatype_t *origin_dt, ptrdiff_t disp,
                  int target_count, struct ompi_datatype_t *target_dt, ptrdiff_t *toff_p,
@@ -1640,13 +1654,8 @@ rma_contig_range(const ompi_osc_newrma_module_t *module, const ompi_osc_newrma_p
 {
     ptrdiff_t tend;
 
-    if (!ompi_osc_newrma_dtype_contig(target_dt, target_count, toff_p) ||
-        !ompi_osc_newrma_dtype_contig(origin_dt, origin_count, ooff_p)) {
-        return false;
-    }
-    *bytes_p = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
-    return 0 != *bytes_p && *bytes_p <= PTRDIFF_MAX &&
-           *bytes_p == ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) &&
+    return rma_contig_blocks(origin_count, origin_dt, target_count, target_dt, toff_p, ooff_p,
+                             bytes_p) &&
            !__builtin_add_overflow(*toff_p, (ptrdiff_t) *bytes_p, &tend) &&
            rma_window_offset(module, peer, disp, *toff_p, tend, offset_p);
 }
@@ -1765,7 +1774,28 @@ static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const v
 
 /* ---- the UCX path's fast paths: packed by the call ---- */
 
-/* A peer reached over UCX whose window this process knows, in an epoch that
+/* Dynamic window: bytes [@p disp + @p toff, + @p bytes) of @p peer lie in a
+ * region of its that this process has cached, as the full way finds them
+ * (rma_remote_region); a region not cached sends the call the full way,
+ * which asks the target.  A packet needs no reference on the region: it
+ * uses no rkey. */
+static bool packed_dynamic_cached(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                                  ptrdiff_t disp, ptrdiff_t toff, size_t bytes)
+{
+    uint64_t lo = (uint64_t) disp + (uint64_t) toff, hi;
+    bool found;
+
+    if (__builtin_add_overflow(lo, (uint64_t) bytes, &hi)) {
+        return false;
+    }
+    ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    found = NULL != ompi_osc_newrma_region_cache_find(&peer->regions, lo, hi);
+    ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
+    return found;
+}
+
+/* A peer reached over UCX whose window this process knows (or, dynamic,
+ * whose region it has cached), in an epoch that
  * needs no work on this call (rma_fast_epoch: a LOCK_ALL target reached
  * over UCX is locked with its element), and its target element in a stream
  * that the call may pack a @p kind access into (rma_stream_takes, the
@@ -1779,15 +1809,20 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
               size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
 {
     ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
+    bool dynamic = MPI_WIN_FLAVOR_DYNAMIC == module->flavor;
     ompi_osc_newrma_target_t *t;
     ptrdiff_t offset;
     size_t bytes;
 
     if (NULL == peer || peer->rank != target || rma_peer_direct(module, peer, target) ||
-        NULL == peer->ep || !peer->info_known || NULL == peer->rkey ||
+        NULL == peer->ep ||
+        (dynamic ? target == module->my_rank : !peer->info_known || NULL == peer->rkey) ||
         !rma_fast_epoch(module, peer) ||
-        !rma_contig_range(module, peer, origin_count, origin_dt, target_disp, target_count,
-                          target_dt, toff_p, ooff_p, &bytes, &offset) ||
+        (dynamic ? !rma_contig_blocks(origin_count, origin_dt, target_count, target_dt, toff_p,
+                                      ooff_p, &bytes) ||
+                       !packed_dynamic_cached(module, peer, target_disp, *toff_p, bytes)
+                 : !rma_contig_range(module, peer, origin_count, origin_dt, target_disp,
+                                     target_count, target_dt, toff_p, ooff_p, &bytes, &offset)) ||
         bytes > module->config.aggregate_threshold) {
         return NULL;
     }
@@ -1795,7 +1830,7 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
     if (!rma_stream_takes(t, kind) || !ompi_osc_newrma_target_open(module, t)) {
         return NULL;
     }
-    *taddr_p = peer->base + (uint64_t) offset;
+    *taddr_p = dynamic ? (uint64_t) target_disp : peer->base + (uint64_t) offset;
     *bytes_p = bytes;
     return t;
 }
@@ -1836,9 +1871,13 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
 
     t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
                       kind, &taddr, &bytes, &toff, &ooff);
+    /* packed_target kept bytes within aggregate_threshold: size_as_packets
+     * can only say no to a size of rdma_sized (a stream, no op element) */
     if (NULL == t ||
-        (OMPI_OSC_NEWRMA_OP_GET == kind ? !rma_get_as_packet(module, t, bytes)
-                                        : !size_as_packets(module, t, kind, bytes, NULL))) {
+        (OMPI_OSC_NEWRMA_OP_GET == kind
+             ? (rdma_sized(kind, bytes) || ompi_osc_newrma_pkt_rndv(module, bytes)) &&
+                   !rma_get_as_packet(module, t, bytes)
+             : rdma_sized(kind, bytes) && !size_as_packets(module, t, kind, bytes, NULL))) {
         return false;
     }
     taddr += (uint64_t) toff;
@@ -1859,8 +1898,7 @@ put_get_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
 {
     bool served;
 
-    if ((unsigned) target >= (unsigned) module->comm_size ||
-        MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
+    if ((unsigned) target >= (unsigned) module->comm_size) {
         return false;
     }
     ompi_osc_newrma_module_lock(module);

@@ -121,6 +121,8 @@ static int mtest_fail_packet_hook(int argc, char **argv)
     setenv("OMPI_MCA_osc_newrma_lone_rdma", "0", 0);
     setenv("OMPI_MCA_osc_newrma_get_rdma_bytes", "0", 0);
     setenv("OMPI_MCA_osc_newrma_mailbox", "0", 0);
+    /* the Nth PUT the target applies is the origin's Nth: a record each */
+    setenv("OMPI_MCA_osc_newrma_puts_join", "0", 0);
 
     if (NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", fail_at, 1);

@@ -5,7 +5,7 @@
 # benchmark's multi:put:lock row (4 ranks, UCX path) locks ranks 1-3,
 # PUTs to each, flushes all and unlocks each, once.  Rank 0's packet trace,
 # in the order it sent them, must begin LOCK 1, LOCK 2, LOCK 3 before any
-# PUT; with osc_newrma_lock_parallel 0 the LOCK to rank 3 waits for the
+# PUT (a PUT or PUTS packet); with osc_newrma_lock_parallel 0 the LOCK to rank 3 waits for the
 # grant of rank 2's lock, so a PUT comes before it (each PUT a packet, even
 # alone at its target: osc_newrma_lone_rdma 0).  The benchmark checks
 # the data (and reports "wrong" under its test hook --break-verify).
@@ -27,8 +27,8 @@ for parallel in 1 0; do
         errors=$((errors + 1))
         continue
     fi
-    seq=$(echo "$out" | grep "rank 0 window" | grep -oE "packet LOCK to rank [0-9]|PUT for rank [0-9]" |
-          sed 's/packet //; s/ to rank / /; s/ for rank / /' | head -4 | tr '\n' ' ')
+    seq=$(echo "$out" | grep "rank 0 window" | grep -oE "packet LOCK to rank [0-9]|PUTS? for rank [0-9]" |
+          sed 's/packet //; s/PUTS/PUT/; s/ to rank / /; s/ for rank / /' | head -4 | tr '\n' ' ')
     echo "lock_parallel=$parallel: rank 0 sent first: $seq"
     if [ $parallel = 1 ] && [ "$seq" != "LOCK 1 LOCK 2 LOCK 3 PUT 1 " ]; then
         echo "expected the three LOCK requests before any PUT"
