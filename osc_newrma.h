@@ -177,6 +177,9 @@ struct ompi_osc_newrma_component_t {
     bool lone_rdma;
     /** a small aggregated PUT right after the previous one's bytes joins its record */
     bool puts_join;
+    /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:
+     * -1 where a probe finds memcpy slow there, 0 never, 1 always */
+    int copy_alias;
     /** GETs from this size go by RDMA in streams too (0: never) */
     unsigned long get_rdma_bytes;
     /** PUTs from this size go by RDMA, not into aggregated messages (0: never) */

@@ -548,8 +548,8 @@ bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
 {
     size_t size;
 
-    if (!acc_lock_free(basic)) {
-        return false;
+    if (!acc_lock_free(basic) || !acc_cas_type(basic)) {
+        return false; /* the full way reports a type CAS does not take */
     }
     ompi_datatype_type_size(basic, &size);
     acc_lock(lock);

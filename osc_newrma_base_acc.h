@@ -134,10 +134,10 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 char *result, size_t bytes, volatile int32_t *lock);
 
 /** The plain rule's COMPARE_AND_SWAP of one element of @p basic (1, 2, 4
- * or 8 bytes without padding; @return false, having done nothing, for any
- * other) under @p lock: the old value to @p result, @p value stored when
- * the old one equals @p compare bit for bit (MPI allows CAS on integer,
- * logical and byte types only). */
+ * or 8 bytes without padding, a type MPI allows CAS on: integer, logical
+ * and byte types; @return false, having done nothing, for any other, which
+ * the full way reports) under @p lock: the old value to @p result, @p value
+ * stored when the old one equals @p compare bit for bit. */
 bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target, const char *value,
                                     const char *compare, char *result, volatile int32_t *lock);
 

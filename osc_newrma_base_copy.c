@@ -7,6 +7,9 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
+#include <time.h>
+
 #include "osc_newrma_base_copy.h"
 
 /* gcc would turn the loop back into a call to memcpy, the very call it
@@ -26,4 +29,58 @@ void ompi_osc_newrma_copy_blocks(void *dst, const void *src, size_t len)
     if (i < len) {
         memcpy(d + i, s + i, len - i); /* under 64 bytes: no `rep movsb` */
     }
+}
+
+size_t ompi_osc_newrma_copy_alias_span = OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN;
+
+#define PROBE_LEN    8192
+#define PROBE_AHEAD  16 /* glibc's malloc'd buffers against a page-aligned one */
+#define PROBE_ROUNDS 8
+
+static uint64_t probe_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* The time of one copy of PROBE_LEN bytes by memcpy (@p loop false) or the
+ * loop. */
+static uint64_t probe_one(char *dst, const char *src, bool loop)
+{
+    uint64_t t0 = probe_ns();
+
+    if (loop) {
+        ompi_osc_newrma_copy_blocks(dst, src, PROBE_LEN);
+    } else {
+        memcpy(dst, src, PROBE_LEN);
+    }
+    __asm__ __volatile__("" ::: "memory"); /* the copy is done before the clock is read */
+    return probe_ns() - t0;
+}
+
+bool ompi_osc_newrma_copy_probe(void)
+{
+    uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
+    char *src = NULL, *dst = NULL;
+
+    if (0 != posix_memalign((void **) &src, 4096, PROBE_LEN) ||
+        0 != posix_memalign((void **) &dst, 4096, PROBE_LEN + 4096)) {
+        free(src);
+        return false;
+    }
+    memset(src, 1, PROBE_LEN);
+    memset(dst, 2, PROBE_LEN + 4096);
+    /* alternating, so that a preemption or a frequency change hits both */
+    for (int round = 0; round < PROBE_ROUNDS; ++round) {
+        for (int loop = 0; loop < 2; ++loop) {
+            uint64_t t = probe_one(dst + PROBE_AHEAD, src, loop);
+
+            best[loop] = t < best[loop] ? t : best[loop];
+        }
+    }
+    free(src);
+    free(dst);
+    return best[0] > 2 * best[1];
 }

@@ -13,6 +13,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_comm.h"
 #include "osc_newrma_target_acc.h"
 #include "osc_newrma_origin_acc.h"
@@ -331,6 +332,15 @@ static void register_paths(void)
                   "FENCE_DONE packet (behind the closing epoch's packets to it, else alone) and "
                   "waits for one from each; 0 or 1 never (default: 4)",
                   &component.fence_packet_ranks, 4);
+    register_int("copy_alias",
+                 "Copies between user and window memory (direct PUT and GET, packets, "
+                 "mailboxes) of 2 KiB or more whose destination is 1-64 bytes ahead of the "
+                 "source modulo 4 KiB: 1 take a loop of 64-byte moves (glibc's memcpy "
+                 "`rep movsb` ran a tenth of its speed there on AMD Zen CPUs without FSRM); "
+                 "0 memcpy (as fast there on other CPUs, where the loop ran at half its "
+                 "speed); -1 times both at the component's start and takes the loop only "
+                 "where memcpy took more than twice as long (default: -1)",
+                 &component.copy_alias, -1);
     register_int("bulk_packets",
                  "UCX path: how contiguous PUTs and GETs larger than aggregate_threshold "
                  "travel: 1 as pipelined packets that each fill one active message of "
@@ -422,6 +432,18 @@ static int component_open(void)
     return OMPI_SUCCESS;
 }
 
+/* Whether copies at short distances take the loop (osc_newrma_copy_alias),
+ * before any window copies. */
+static void copy_alias_choose(void)
+{
+    bool loop = component.copy_alias < 0 ? ompi_osc_newrma_copy_probe() : 0 != component.copy_alias;
+
+    ompi_osc_newrma_copy_alias_span = loop ? OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN : 0;
+    OSC_NEWRMA_VERBOSE(10, "copies 1-%d bytes ahead of their source modulo 4 KiB: %s%s",
+                       OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN, loop ? "the loop" : "memcpy",
+                       component.copy_alias < 0 ? " (probed)" : "");
+}
+
 static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
 {
     int ret;
@@ -438,6 +460,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.modules, opal_hash_table_t);
     OBJ_CONSTRUCT(&component.windows, opal_list_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
+    copy_alias_choose();
     /* the engine behind every layer's waits, before any window exists */
     ompi_osc_newrma_progress_register();
     /* the target's packet handlers, before any window can receive one */

@@ -2109,14 +2109,41 @@ int ompi_osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr,
     return rma_op_locked(win, &a, &queued);
 }
 
+/* MPI_Compare_and_swap's fast path, as acc_fast's: a predefined type, a
+ * plain window, the element in a node-local peer's window reached by
+ * loads and stores; the compare and swap under the target's accumulate
+ * lock.  The full way walked the element's datatype through Open MPI's
+ * convertor: 870 instructions a call, 1.6 times osc/sm's time. */
+static inline __opal_attribute_always_inline__ bool
+cas_fast(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
+         void *result_addr, struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp)
+{
+    rma_fast_t f;
+
+    if (!ompi_datatype_is_predefined(dt) || !ompi_osc_newrma_acc_plain(module) ||
+        !rma_fast(module, 1, dt, target, target_disp, 1, dt, &f) ||
+        !ompi_osc_newrma_acc_cas_contig(dt, f.target, origin_addr, compare_addr, result_addr,
+                                        &f.peer->lock->acc_lock)) {
+        return false;
+    }
+    ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_CAS, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT,
+                            f.bytes);
+    return true;
+}
+
 int ompi_osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr,
                                      void *result_addr, struct ompi_datatype_t *dt, int target,
                                      ptrdiff_t target_disp, struct ompi_win_t *win)
 {
-    rma_args_t a = acc_args(OMPI_OSC_NEWRMA_OP_CAS, origin_addr, 1, dt, result_addr, 1, dt, target,
-                            target_disp, 1, dt, NULL);
+    rma_args_t a;
     bool queued;
 
+    if (OPAL_LIKELY(cas_fast(ompi_osc_newrma_module(win), origin_addr, compare_addr, result_addr,
+                             dt, target, target_disp))) {
+        return OMPI_SUCCESS;
+    }
+    a = acc_args(OMPI_OSC_NEWRMA_OP_CAS, origin_addr, 1, dt, result_addr, 1, dt, target,
+                 target_disp, 1, dt, NULL);
     a.compare_addr = compare_addr;
     return rma_op_locked(win, &a, &queued);
 }

@@ -237,6 +237,16 @@ void ompi_osc_newrma_shm_cache_fini(void)
     }
 }
 
+/* Where the segment's layout starts in the mapping: opal's segment header
+ * (8 bytes) put the lock words, the barrier's line, the mailbox slots and
+ * the window's memory 8 bytes into their cache lines, the barrier sharing
+ * a line with the lock words and every "line" of the layout straddling
+ * two.  NULL stays NULL. */
+static char *shm_origin(void *attached)
+{
+    return NULL == attached ? NULL : OPAL_ALIGN_PTR(attached, OMPI_OSC_NEWRMA_SHM_ORIGIN, char *);
+}
+
 /* Node rank 0 creates the backing file, everybody attaches; it is unlinked
  * once creation is complete (ompi_osc_newrma_shm_created). */
 static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
@@ -274,7 +284,7 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_OUT_OF_RESOURCE;
     }
     /* attaching fills in the descriptor's address: keep it after */
-    module->shm.seg_base = opal_shmem_segment_attach(&made.ds);
+    module->shm.seg_base = shm_origin(opal_shmem_segment_attach(&made.ds));
     module->shm.ds_kept = shm_ds_keep(&made.ds);
     if (NULL == module->shm.ds_kept) {
         if (0 == ompi_comm_rank(node_comm)) {
@@ -289,7 +299,7 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
     /* the creator unlinks the file once everybody is attached */
     module->shm.linked = 0 == ompi_comm_rank(node_comm);
     module->shm.seg_id = made.id;
-    module->shm.seg_bytes = total;
+    module->shm.seg_bytes = total - OMPI_OSC_NEWRMA_SHM_ORIGIN;
     if (NULL == module->shm.seg_base) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -351,6 +361,13 @@ static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
     return true;
 }
 
+/* The lock words, up to the barrier's line (a line of its own: origins
+ * lock and unlock while ranks spin in the barrier). */
+static size_t shm_words_bytes(int node_size)
+{
+    return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size, 64, size_t);
+}
+
 /* The segment's control part: the node's lock words, one per node rank,
  * then the barrier's line, then a PSCW block per node rank. */
 static size_t shm_pscw_stride(int node_size)
@@ -372,8 +389,7 @@ static size_t shm_mbox_stride(void)
  * slots: up to the slots' areas. */
 static size_t shm_areas_offset(int node_size)
 {
-    return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size +
-                          sizeof(ompi_osc_newrma_shm_barrier_t) +
+    return OPAL_ALIGN(shm_words_bytes(node_size) + sizeof(ompi_osc_newrma_shm_barrier_t) +
                           (shm_pscw_stride(node_size) + shm_mbox_stride()) * (size_t) node_size,
                       opal_getpagesize(), size_t);
 }
@@ -390,7 +406,7 @@ static size_t shm_ctrl_bytes(int node_size)
 
 static ompi_osc_newrma_shm_barrier_t *shm_barrier_at(char *seg_base, int node_size)
 {
-    return (ompi_osc_newrma_shm_barrier_t *) ((ompi_osc_newrma_lockword_t *) seg_base + node_size);
+    return (ompi_osc_newrma_shm_barrier_t *) (seg_base + shm_words_bytes(node_size));
 }
 
 /* The first PSCW block: right after the barrier's line. */
@@ -473,7 +489,8 @@ static int shm_place_peers(ompi_osc_newrma_module_t *module, const shm_rank_info
                            bool noncontig)
 {
     ompi_osc_newrma_lockword_t *words = (ompi_osc_newrma_lockword_t *) module->shm.seg_base;
-    size_t page = opal_getpagesize(), offset = shm_ctrl_bytes(module->shm.node_size);
+    size_t page = opal_getpagesize(),
+           offset = shm_ctrl_bytes(module->shm.node_size) + OMPI_OSC_NEWRMA_SHM_SKEW;
 
     for (int i = 0; i < module->shm.node_size; ++i) {
         ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, all[i].win_rank);
@@ -535,7 +552,8 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         total += noncontig ? OPAL_ALIGN(all[i].size, page, size_t) : all[i].size;
         module->shm.addresses_needed |= 0 != all[i].addresses;
     }
-    total = shm_ctrl_bytes(node_size) + OPAL_ALIGN(total, page, size_t) + page;
+    total = OMPI_OSC_NEWRMA_SHM_ORIGIN + shm_ctrl_bytes(node_size) + OMPI_OSC_NEWRMA_SHM_SKEW +
+            OPAL_ALIGN(total, page, size_t);
     if (NULL != offered && shm_reuse(all, node_size, total)) {
         shm_cache_adopt(module, offered);
         offered = NULL;

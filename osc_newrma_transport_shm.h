@@ -23,6 +23,20 @@
 
 struct ompi_communicator_t;
 
+/** The segment's layout starts at this alignment in its mapping (a cache
+ * line; the layout's "lines" are relative to it); the segment is made
+ * this much larger. */
+#define OMPI_OSC_NEWRMA_SHM_ORIGIN 64
+/** The windows' memory starts this far past a page boundary (the segment
+ * being at ORIGIN: 128 bytes into a page).  The copies of PUT and GET run
+ * between it and the user's buffers, which are mostly page-aligned or, from
+ * glibc's malloc, 16 bytes into a page; at a distance of 1-64 bytes modulo
+ * 4 KiB ompi_osc_newrma_copy takes its slower loop of 64-byte moves
+ * instead of memcpy (see osc_newrma_base_copy.h), which a page-aligned
+ * window met on every GET into a malloc'd buffer and a window 64 bytes
+ * into its page on every PUT from one. */
+#define OMPI_OSC_NEWRMA_SHM_SKEW 64
+
 /** The node barrier's cache line in the segment (after the lock words). */
 typedef struct {
     /** ranks arrived in the current round */

@@ -5,7 +5,9 @@
 /* Unit test of the data copy (osc_newrma_base_copy.h): every length up to
  * past the loop's threshold, at destinations on both sides of the range
  * the loop takes (1-64 bytes ahead of the source modulo 4 KiB), copies
- * exactly the bytes asked for: each of them, and none around them. */
+ * exactly the bytes asked for: each of them, and none around them; with
+ * the loop taken at those distances, without it, and as the CPU's probe
+ * chooses. */
 #include "ompi_config.h"
 
 #include <stdint.h>
@@ -60,14 +62,23 @@ int main(void)
     for (size_t i = 0; i < sizeof(src_area); ++i) {
         src_area[i] = (unsigned char) (i * 131 + (i >> 8));
     }
-    for (size_t a = 0; a < sizeof(aheads) / sizeof(aheads[0]); ++a) {
-        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); ++l) {
-            copy_at(aheads[a], lens[l]);
+    /* the loop where memcpy is slow at short distances, then memcpy for all,
+     * then whichever this CPU's probe picks */
+    for (int regime = 0; regime < 3; ++regime) {
+        ompi_osc_newrma_copy_alias_span = 0 == regime   ? OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN
+                                          : 1 == regime ? 0
+                                          : ompi_osc_newrma_copy_probe()
+                                              ? OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN
+                                              : 0;
+        for (size_t a = 0; a < sizeof(aheads) / sizeof(aheads[0]); ++a) {
+            for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); ++l) {
+                copy_at(aheads[a], lens[l]);
+            }
         }
-    }
-    /* the loop at every tail length past its threshold */
-    for (size_t len = OMPI_OSC_NEWRMA_COPY_ALIAS_MIN; len < MAX_LEN; len += 37) {
-        copy_at(17, len);
+        /* every tail length past the loop's threshold */
+        for (size_t len = OMPI_OSC_NEWRMA_COPY_ALIAS_MIN; len < MAX_LEN; len += 37) {
+            copy_at(17, len);
+        }
     }
     return unit_finish("test_copy");
 }
