@@ -93,6 +93,10 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                            "First accesses to a peer that asked it for its "
                                            "window (base, size, displacement unit, rkey): "
                                            "creation exchanges nothing per peer"},
+    [OMPI_OSC_NEWRMA_STAT_SEGMENTS_REUSED] = {"segments_reused",
+                                              "Windows made in the shared segment of a freed "
+                                              "window (osc_newrma_shm_cache_bytes), without "
+                                              "making and mapping a new one"},
 };
 
 void ompi_osc_newrma_stats_read(ompi_osc_newrma_module_t *module, ompi_osc_newrma_stats_t *out)

@@ -49,7 +49,8 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_LOCK_TRY_BACKOFFS,
     OMPI_OSC_NEWRMA_STAT_POOL_MISSES,
     OMPI_OSC_NEWRMA_STAT_AGGRESSIVE_CLEANUPS,
-    OMPI_OSC_NEWRMA_STAT_PEER_QUERIES, /**< first accesses that asked a peer for its window */
+    OMPI_OSC_NEWRMA_STAT_PEER_QUERIES,    /**< first accesses that asked a peer for its window */
+    OMPI_OSC_NEWRMA_STAT_SEGMENTS_REUSED, /**< windows made in a freed window's shared segment */
     OMPI_OSC_NEWRMA_STAT_MAX
 } ompi_osc_newrma_stat_t;
 

@@ -166,6 +166,7 @@ static void shm_cache_adopt(ompi_osc_newrma_module_t *module, shm_cached_t *c)
     module->shm.seg_id = c->id;
     module->shm.active = true;
     module->shm.reused = true;
+    OMPI_OSC_NEWRMA_STAT_ADD(module, SEGMENTS_REUSED, 1);
     c->seg_base = NULL; /* the window owns the mapping now */
     OBJ_RELEASE(c);
     OSC_NEWRMA_VERBOSE(10, "window %u reuses shared segment %" PRIx64 " (%zu bytes)", module->cid,
@@ -299,7 +300,7 @@ static int shm_create_segment(ompi_osc_newrma_module_t *module, size_t total)
     /* the creator unlinks the file once everybody is attached */
     module->shm.linked = 0 == ompi_comm_rank(node_comm);
     module->shm.seg_id = made.id;
-    module->shm.seg_bytes = total - OMPI_OSC_NEWRMA_SHM_ORIGIN;
+    module->shm.seg_bytes = total; /* as asked for (ORIGIN included): what reuse compares */
     if (NULL == module->shm.seg_base) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
