@@ -1329,13 +1329,49 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
     return ret;
 }
 
+/* A flush flush_locked would answer with MEM_SYNC alone: @p rank's entry
+ * cached, the target reached by loads and stores, the epoch giving access
+ * to it (flush_check).  Reads only, so no window lock; false sends the
+ * call the full way, which also reports errors.  The full way's lock,
+ * checks and calls were 80 instructions of a node-local PUT + flush's
+ * 200, a tenth of its time, where osc/sm's flush is the barrier alone. */
+static inline bool flush_direct(const ompi_osc_newrma_module_t *module, int rank)
+{
+    const ompi_osc_newrma_peer_t *peer;
+
+    if ((unsigned) rank >= (unsigned) module->comm_size) {
+        return false;
+    }
+    peer = module->peer_cache[rank & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
+    if (NULL == peer || peer->rank != rank || NULL == peer->lock ||
+        !(module->shm.direct || rank == module->my_rank)) {
+        return false;
+    }
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            return true;
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+            return 0 != peer->lock_type;
+        default:
+            return false;
+    }
+}
+
 /* One target's flush; MPI_PROC_NULL a no-op. */
 static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
 {
+    ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;
 
-    return passive_rank_done(ompi_osc_newrma_module(win), rank, &ret) ? ret
-                                                                      : flush_call(win, rank, flag);
+    if (OPAL_LIKELY(flush_direct(module, rank))) {
+        opal_atomic_mb(); /* MEM_SYNC, as flush_locked */
+        ret = ompi_osc_newrma_sync_result(module, OMPI_SUCCESS);
+        ompi_osc_newrma_agent_turn(module);
+        return ret;
+    }
+    return passive_rank_done(module, rank, &ret) ? ret : flush_call(win, rank, flag);
 }
 
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
