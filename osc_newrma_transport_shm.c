@@ -240,9 +240,9 @@ void ompi_osc_newrma_shm_cache_fini(void)
 
 /* Where the segment's layout starts in the mapping: opal's segment header
  * (8 bytes) put the lock words, the barrier's line, the mailbox slots and
- * the window's memory 8 bytes into their cache lines, the barrier sharing
- * a line with the lock words and every "line" of the layout straddling
- * two.  NULL stays NULL. */
+ * the window's memory 8 bytes into their cache lines, every "line" of the
+ * layout straddling two (each lock word sharing one with the next, the
+ * barrier's with a PSCW block).  NULL stays NULL. */
 static char *shm_origin(void *attached)
 {
     return NULL == attached ? NULL : OPAL_ALIGN_PTR(attached, OMPI_OSC_NEWRMA_SHM_ORIGIN, char *);
@@ -362,8 +362,9 @@ static bool shm_reuse(const shm_rank_info_t *all, int node_size, size_t need)
     return true;
 }
 
-/* The lock words, up to the barrier's line (a line of its own: origins
- * lock and unlock while ranks spin in the barrier). */
+/* The lock words, up to the barrier's line: whole lines (a word is one
+ * line now; the barrier's must not share one with them, as origins lock
+ * and unlock while ranks spin in the barrier). */
 static size_t shm_words_bytes(int node_size)
 {
     return OPAL_ALIGN(sizeof(ompi_osc_newrma_lockword_t) * (size_t) node_size, 64, size_t);
