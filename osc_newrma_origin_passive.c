@@ -1265,20 +1265,36 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
 
 /* ---- MPI_Win_flush family ---- */
 
+/* A passive epoch (ompi_osc_newrma_win_state_is_passive's states, here in
+ * line: the direct flush's path), and in per-target locking @p peer's lock
+ * held (@p peer NULL: every target, which needs no lock of its own). */
+static inline bool flush_epoch_covers(const ompi_osc_newrma_module_t *module,
+                                      const ompi_osc_newrma_peer_t *peer)
+{
+    switch (module->win_state) {
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
+        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
+            return true;
+        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
+            return NULL == peer || 0 != peer->lock_type;
+        default:
+            return false;
+    }
+}
+
 /* FLUSH needs a passive epoch that covers @p rank. */
 static int flush_check(ompi_osc_newrma_module_t *module, int rank)
 {
-    if (!ompi_osc_newrma_win_state_is_passive(module->win_state)) {
-        return OMPI_ERR_RMA_SYNC;
-    }
-    if (rank >= 0 && OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
-        ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer_find(module, rank);
+    const ompi_osc_newrma_peer_t *peer = NULL;
 
-        if (NULL == peer || 0 == peer->lock_type) {
-            return OMPI_ERR_RMA_SYNC;
+    if (rank >= 0 && OMPI_OSC_NEWRMA_WIN_PER_TARGET == module->win_state) {
+        peer = ompi_osc_newrma_peer_find(module, rank);
+        if (NULL == peer) {
+            return OMPI_ERR_RMA_SYNC; /* never locked */
         }
     }
-    return OMPI_SUCCESS;
+    return flush_epoch_covers(module, peer) ? OMPI_SUCCESS : OMPI_ERR_RMA_SYNC;
 }
 
 static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
@@ -1330,11 +1346,12 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
 }
 
 /* A flush flush_locked would answer with MEM_SYNC alone: @p rank's entry
- * cached, the target reached by loads and stores, the epoch giving access
- * to it (flush_check).  Reads only, so no window lock; false sends the
- * call the full way, which also reports errors.  The full way's lock,
- * checks and calls were 80 instructions of a node-local PUT + flush's
- * 200, a tenth of its time, where osc/sm's flush is the barrier alone. */
+ * cached, the target reached by loads and stores, the epoch covering it
+ * (flush_epoch_covers, as flush_check).  Reads only, so no window lock;
+ * false sends the call the full way, which also reports errors.  The full
+ * way's lock, checks and calls were 80 instructions of a node-local PUT +
+ * flush's 200, a tenth of its time, where osc/sm's flush is the barrier
+ * alone. */
 static inline bool flush_direct(const ompi_osc_newrma_module_t *module, int rank)
 {
     const ompi_osc_newrma_peer_t *peer;
@@ -1343,20 +1360,8 @@ static inline bool flush_direct(const ompi_osc_newrma_module_t *module, int rank
         return false;
     }
     peer = module->peer_cache[rank & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
-    if (NULL == peer || peer->rank != rank || NULL == peer->lock ||
-        !(module->shm.direct || rank == module->my_rank)) {
-        return false;
-    }
-    switch (module->win_state) {
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_CALLED:
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_ISSUED:
-        case OMPI_OSC_NEWRMA_WIN_LOCK_ALL_GRANTED:
-            return true;
-        case OMPI_OSC_NEWRMA_WIN_PER_TARGET:
-            return 0 != peer->lock_type;
-        default:
-            return false;
-    }
+    return NULL != peer && peer->rank == rank && NULL != peer->lock &&
+           (module->shm.direct || rank == module->my_rank) && flush_epoch_covers(module, peer);
 }
 
 /* One target's flush; MPI_PROC_NULL a no-op. */
