@@ -557,6 +557,7 @@ static bool pkt_puts_join(ompi_osc_newrma_batch_t *batch, const void *data, size
     }
     at = batch->buf + sizeof(ompi_osc_newrma_pkt_hdr_t) + batch->len;
     if (joins) {
+        /* again: growing the batch may have moved its buffer */
         last = (ompi_osc_newrma_pkt_puts_rec_t *) (batch->buf + batch->puts_last);
         last->len += len;
     } else {

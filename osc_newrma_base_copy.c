@@ -8,9 +8,9 @@
 #include "ompi_config.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 #include "osc_newrma_base_copy.h"
+#include "osc_newrma_base_pick.h"
 
 /* gcc would turn the loop back into a call to memcpy, the very call it
  * stands in for */
@@ -37,19 +37,11 @@ size_t ompi_osc_newrma_copy_alias_span = OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN;
 #define PROBE_AHEAD  16 /* glibc's malloc'd buffers against a page-aligned one */
 #define PROBE_ROUNDS 8
 
-static uint64_t probe_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 /* The time of one copy of PROBE_LEN bytes by memcpy (@p loop false) or the
  * loop. */
 static uint64_t probe_one(char *dst, const char *src, bool loop)
 {
-    uint64_t t0 = probe_ns();
+    uint64_t t0 = ompi_osc_newrma_pick_now_ns();
 
     if (loop) {
         ompi_osc_newrma_copy_blocks(dst, src, PROBE_LEN);
@@ -57,7 +49,7 @@ static uint64_t probe_one(char *dst, const char *src, bool loop)
         memcpy(dst, src, PROBE_LEN);
     }
     __asm__ __volatile__("" ::: "memory"); /* the copy is done before the clock is read */
-    return probe_ns() - t0;
+    return ompi_osc_newrma_pick_now_ns() - t0;
 }
 
 bool ompi_osc_newrma_copy_probe(void)
