@@ -31,6 +31,19 @@ void ompi_osc_newrma_copy_blocks(void *dst, const void *src, size_t len)
     }
 }
 
+void ompi_osc_newrma_copy_pieces(void *dst, const void *src, size_t len)
+{
+    char *d = dst;
+    const char *s = src;
+
+    for (; len > OMPI_OSC_NEWRMA_COPY_PIECE; len -= OMPI_OSC_NEWRMA_COPY_PIECE) {
+        memcpy(d, s, OMPI_OSC_NEWRMA_COPY_PIECE);
+        d += OMPI_OSC_NEWRMA_COPY_PIECE;
+        s += OMPI_OSC_NEWRMA_COPY_PIECE;
+    }
+    memcpy(d, s, len);
+}
+
 size_t ompi_osc_newrma_copy_alias_span = OMPI_OSC_NEWRMA_COPY_ALIAS_SPAN;
 
 #define PROBE_LEN    8192

@@ -27,15 +27,23 @@ struct ompi_communicator_t;
  * line; the layout's "lines" are relative to it); the segment is made
  * this much larger. */
 #define OMPI_OSC_NEWRMA_SHM_ORIGIN 64
-/** The windows' memory starts this far past a page boundary (the segment
- * being at ORIGIN: 128 bytes into a page).  The copies of PUT and GET run
- * between it and the user's buffers, which are mostly page-aligned or, from
- * glibc's malloc, 16 bytes into a page; at a distance of 1-64 bytes modulo
- * 4 KiB ompi_osc_newrma_copy takes its slower loop of 64-byte moves
- * instead of memcpy (see osc_newrma_base_copy.h), which a page-aligned
- * window met on every GET into a malloc'd buffer and a window 64 bytes
- * into its page on every PUT from one. */
-#define OMPI_OSC_NEWRMA_SHM_SKEW 64
+/** The windows' memory starts this far past a 4 KiB boundary, where
+ * glibc's large allocations (mmap'd chunks) start.  The copies of PUT and
+ * GET run between it and the user's buffers, and `rep movsb` is fastest
+ * when the source is the same distance into 4 KiB as the destination or a
+ * little ahead, slowest when the destination is a little ahead: 2 MiB
+ * PUTs from a fresh malloc'd buffer moved 36-39 GB/s into memory 128 bytes
+ * into its page, 45-48 into memory 16 bytes in (GETs 45 either way).  A
+ * page-aligned buffer is 16 bytes behind: GETs into it are at the fast
+ * distance, PUTs from it at the short one, where ompi_osc_newrma_copy
+ * takes its loop on CPUs whose memcpy is slow there. */
+#define OMPI_OSC_NEWRMA_SHM_MEM_OFFSET 16
+/** The gap between the control part (a whole number of pages from ORIGIN)
+ * and the windows' memory that puts the memory MEM_OFFSET into 4 KiB: most
+ * of a page of address space, no more resident memory (the gap holds no
+ * data; its pages are the control part's last and the memory's first). */
+#define OMPI_OSC_NEWRMA_SHM_SKEW                                                                   \
+    (4096 - OMPI_OSC_NEWRMA_SHM_ORIGIN + OMPI_OSC_NEWRMA_SHM_MEM_OFFSET)
 
 /** The node barrier's cache line in the segment (after the lock words). */
 typedef struct {
