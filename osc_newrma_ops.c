@@ -1258,6 +1258,27 @@ static int rma_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                : ompi_osc_newrma_target_get(module, a->target, target_p);
 }
 
+/* An access moved by RDMA from the call: counted until its local
+ * completion (ompi_osc_newrma_rdma_at_call_done). */
+static int rdma_at_call_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              bool put, ucp_ep_h ep, char *origin, size_t bytes, uint64_t addr,
+                              ucp_rkey_h rkey)
+{
+    int ret = rdma_mark(target, put);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ompi_osc_newrma_count_add(&target->owed_at_call, 1);
+    ompi_osc_newrma_count_add(&module->active_reqs, 1);
+    ret = ompi_osc_newrma_ucx_rdma_at_call(put, ep, origin, bytes, addr, rkey, target);
+    if (OMPI_SUCCESS != ret) { /* nothing started: no completion will come */
+        ompi_osc_newrma_count_add(&module->active_reqs, -1);
+        ompi_osc_newrma_count_add(&target->owed_at_call, -1);
+    }
+    return ret;
+}
+
 /* A contiguous GET or PUT that issuing its op element would send by UCX
  * RDMA (size_as_packets: from get_rdma_bytes or put_rdma_bytes up to
  * aggregate_threshold, where the transport has RDMA), to an open target
@@ -1304,17 +1325,9 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;
     }
-    *ret = rdma_mark(target, put);
+    *ret = rdma_at_call_issue(module, target, put, mem->ep, (char *) a->origin_addr + ooff, bytes,
+                              mem->addr + (uint64_t) toff, mem->rkey);
     if (OMPI_SUCCESS != *ret) {
-        return true;
-    }
-    opal_atomic_add_fetch_32(&target->owed_at_call, 1);
-    opal_atomic_add_fetch_32(&module->active_reqs, 1);
-    *ret = ompi_osc_newrma_ucx_rdma_at_call(put, mem->ep, (char *) a->origin_addr + ooff, bytes,
-                                            mem->addr + (uint64_t) toff, mem->rkey, target);
-    if (OMPI_SUCCESS != *ret) { /* nothing started: no completion will come */
-        opal_atomic_add_fetch_32(&module->active_reqs, -1);
-        opal_atomic_add_fetch_32(&target->owed_at_call, -1);
         return true;
     }
     ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
@@ -1331,9 +1344,9 @@ void ompi_osc_newrma_rdma_at_call_done(void *ctx, int status)
         ompi_osc_newrma_module_error(module, status);
     }
     opal_atomic_wmb(); /* the data before the count a waiter reads */
-    opal_atomic_add_fetch_32(&module->active_reqs, -1);
+    ompi_osc_newrma_count_add(&module->active_reqs, -1);
     /* last: once 0, the element may be released */
-    opal_atomic_add_fetch_32(&target->owed_at_call, -1);
+    ompi_osc_newrma_count_add(&target->owed_at_call, -1);
 }
 
 /* A small contiguous access (origin, target and result buffers) without a
@@ -1795,22 +1808,19 @@ static bool packed_dynamic_cached(ompi_osc_newrma_module_t *module, ompi_osc_new
 }
 
 /* A peer reached over UCX whose window this process knows (or, dynamic,
- * whose region it has cached), in an epoch that
- * needs no work on this call (rma_fast_epoch: a LOCK_ALL target reached
- * over UCX is locked with its element), and its target element in a stream
- * that the call may pack a @p kind access into (rma_stream_takes, the
- * target open); NULL otherwise.  *@p taddr_p: the
- * window address of @p target_disp, *@p bytes_p the access's bytes (one
- * contiguous block each side, at *@p toff_p and *@p ooff_p). */
-static inline __opal_attribute_always_inline__ ompi_osc_newrma_target_t *
-packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
-              int target, ptrdiff_t target_disp, int target_count,
-              struct ompi_datatype_t *target_dt, ompi_osc_newrma_op_kind_t kind, uint64_t *taddr_p,
-              size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
+ * whose region it has cached), in an epoch that needs no work on this call
+ * (rma_fast_epoch: a LOCK_ALL target reached over UCX is locked with its
+ * element), and an access of one contiguous block each side within
+ * aggregate_threshold: the checks rma_op makes for it; NULL otherwise.
+ * *@p taddr_p: the window address of @p target_disp, *@p bytes_p the
+ * access's bytes (at *@p toff_p and *@p ooff_p). */
+static inline __opal_attribute_always_inline__ ompi_osc_newrma_peer_t *
+packed_peer(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
+            int target, ptrdiff_t target_disp, int target_count, struct ompi_datatype_t *target_dt,
+            uint64_t *taddr_p, size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
 {
     ompi_osc_newrma_peer_t *peer = module->peer_cache[target & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
     bool dynamic = MPI_WIN_FLAVOR_DYNAMIC == module->flavor;
-    ompi_osc_newrma_target_t *t;
     ptrdiff_t offset;
     size_t bytes;
 
@@ -1826,13 +1836,27 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
         bytes > module->config.aggregate_threshold) {
         return NULL;
     }
-    t = ompi_osc_newrma_optable_lookup(&module->table, target);
-    if (!rma_stream_takes(t, kind) || !ompi_osc_newrma_target_open(module, t)) {
-        return NULL;
-    }
     *taddr_p = dynamic ? (uint64_t) target_disp : peer->base + (uint64_t) offset;
     *bytes_p = bytes;
-    return t;
+    return peer;
+}
+
+/* A packed_peer's target element when it takes a @p kind access packed by
+ * the call (rma_stream_takes, the target open); NULL otherwise. */
+static inline __opal_attribute_always_inline__ ompi_osc_newrma_target_t *
+packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatype_t *origin_dt,
+              int target, ptrdiff_t target_disp, int target_count,
+              struct ompi_datatype_t *target_dt, ompi_osc_newrma_op_kind_t kind, uint64_t *taddr_p,
+              size_t *bytes_p, ptrdiff_t *toff_p, ptrdiff_t *ooff_p)
+{
+    ompi_osc_newrma_target_t *t;
+
+    if (NULL == packed_peer(module, origin_count, origin_dt, target, target_disp, target_count,
+                            target_dt, taddr_p, bytes_p, toff_p, ooff_p)) {
+        return NULL;
+    }
+    t = ompi_osc_newrma_optable_lookup(&module->table, target);
+    return rma_stream_takes(t, kind) && ompi_osc_newrma_target_open(module, t) ? t : NULL;
 }
 
 /* After an access packed by the call: its statistics, and the wait for
@@ -1851,42 +1875,97 @@ static int packed_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind
     return OMPI_SUCCESS;
 }
 
-/* A small contiguous PUT or GET to a packed_target: what rma_op and
- * rma_packed do for it, with the peer looked up once and without the
- * argument record, the resolution record or the epoch checks for other
- * kinds.  Over TCP, 64 such PUTs + flush took 737 instructions per PUT
- * (rma_op_locked alone 230); osc/pt2pt's PUT rate there is RTT bound, so
- * the PUTs' own time is what a stream can gain.  Window lock held.
- * @return true when served (*@p ret_p its status). */
+/* The access packed into open @p t's stream (rma_stream_takes), unless its
+ * size goes by RDMA (@p packets: size_as_packets): what rma_packed does for
+ * it.  @return true when served. */
+static bool packed_into_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t,
+                               ompi_osc_newrma_op_kind_t kind, char *origin, size_t bytes,
+                               uint64_t taddr, bool packets, int *ret_p)
+{
+    bool get = OMPI_OSC_NEWRMA_OP_GET == kind;
+
+    /* a GET by rendezvous is an op element's (rma_get_as_packet) */
+    if (!rma_stream_takes(t, kind) || !packets ||
+        (get && ompi_osc_newrma_pkt_rndv(module, bytes))) {
+        return false;
+    }
+    *ret_p = packed_done(module, kind, bytes,
+                         get ? ompi_osc_newrma_pkt_get_packed(module, t, origin, bytes, taddr)
+                             : ompi_osc_newrma_pkt_put_contig(module, t, origin, bytes, taddr));
+    return true;
+}
+
+/* The access moved by RDMA from the call, as rma_rdma_at_call moves it,
+ * where rma_op would come to that: its size not as packets (the caller's),
+ * the mailbox not taking it (a slot of mine holds a GET and this is a GET,
+ * or the slot is free but the access does not fit it), and nothing of this
+ * process at open @p t that it could overtake.  @return true when served. */
+static bool rdma_at_call_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                              ompi_osc_newrma_target_t *t, ompi_osc_newrma_op_kind_t kind,
+                              char *origin, size_t bytes, uint64_t taddr, int *ret_p)
+{
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == kind;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor ||
+        OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
+        (module->config.cma_bytes > 0 && bytes >= module->config.cma_bytes) ||
+        NULL != t->next_op_to_issue || NULL != t->batch.buf || 0 != t->am_sent ||
+        0 != t->ack_counter ||
+        (NULL != t->mbox_slot ? put || !ompi_osc_newrma_mbox_reads_only(t)
+                              : module->mbox_ok && ompi_osc_newrma_mbox_fits(kind, NULL, bytes))) {
+        return false;
+    }
+    *ret_p = rdma_at_call_issue(module, t, put, peer->ep, origin, bytes, taddr, peer->rkey);
+    if (OMPI_SUCCESS == *ret_p) {
+        ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
+        OMPI_OSC_NEWRMA_STAT_ADD(module, RDMA_AT_CALL, 1);
+        if (module->config.active_req_threshold >= 0 &&
+            module->active_reqs > module->config.active_req_threshold) {
+            *ret_p = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
+        }
+    }
+    return true;
+}
+
+/* A small contiguous PUT or GET to a packed_peer: what rma_op, rma_packed
+ * and rma_rdma_at_call do for it, with the peer looked up once and without
+ * the argument record, the resolution record or the epoch checks for
+ * other kinds.  Over TCP, 64 such PUTs + flush took 737 instructions per
+ * PUT (rma_op_locked alone 230); osc/pt2pt's PUT rate there is RTT bound,
+ * so the PUTs' own time is what a stream can gain.  A stream of 2 KiB GETs
+ * by RDMA from a create window on the node took about 1,300 instructions
+ * a GET the full way, 890 so.  Window lock held.  @return true when served
+ * (*@p ret_p its status). */
 static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
                                   char *origin_addr, int origin_count,
                                   struct ompi_datatype_t *origin_dt, int target,
                                   ptrdiff_t target_disp, int target_count,
                                   struct ompi_datatype_t *target_dt, int *ret_p)
 {
+    ompi_osc_newrma_peer_t *peer;
     ompi_osc_newrma_target_t *t;
     ptrdiff_t toff, ooff;
     uint64_t taddr;
     size_t bytes;
+    bool packets;
 
-    t = packed_target(module, origin_count, origin_dt, target, target_disp, target_count, target_dt,
-                      kind, &taddr, &bytes, &toff, &ooff);
-    /* packed_target kept bytes within aggregate_threshold: size_as_packets
-     * can only say no to a size of rdma_sized (a stream, no op element) */
-    if (NULL == t ||
-        (OMPI_OSC_NEWRMA_OP_GET == kind
-             ? (rdma_sized(kind, bytes) || ompi_osc_newrma_pkt_rndv(module, bytes)) &&
-                   !rma_get_as_packet(module, t, bytes)
-             : rdma_sized(kind, bytes) && !size_as_packets(module, t, kind, bytes, NULL))) {
+    peer = packed_peer(module, origin_count, origin_dt, target, target_disp, target_count,
+                       target_dt, &taddr, &bytes, &toff, &ooff);
+    if (NULL == peer) {
+        return false;
+    }
+    t = ompi_osc_newrma_optable_lookup(&module->table, target);
+    if (NULL == t || !ompi_osc_newrma_target_open(module, t)) {
         return false;
     }
     taddr += (uint64_t) toff;
-    *ret_p = packed_done(
-        module, kind, bytes,
-        OMPI_OSC_NEWRMA_OP_GET == kind
-            ? ompi_osc_newrma_pkt_get_packed(module, t, origin_addr + ooff, bytes, taddr)
-            : ompi_osc_newrma_pkt_put_contig(module, t, origin_addr + ooff, bytes, taddr));
-    return true;
+    /* within aggregate_threshold, size_as_packets can only say no to a
+     * size of rdma_sized: the others spare the call (a stream of small
+     * PUTs) */
+    packets = !rdma_sized(kind, bytes) || size_as_packets(module, t, kind, bytes, NULL);
+    return packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p) ||
+           (!packets &&
+            rdma_at_call_fast(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p));
 }
 
 /* Out of line: the node-local fast path's frame stays small. */
