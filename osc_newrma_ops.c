@@ -1258,12 +1258,25 @@ static int rma_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                : ompi_osc_newrma_target_get(module, a->target, target_p);
 }
 
-/* An access moved by RDMA from the call: counted until its local
- * completion (ompi_osc_newrma_rdma_at_call_done). */
-static int rdma_at_call_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                              bool put, ucp_ep_h ep, char *origin, size_t bytes, uint64_t addr,
-                              ucp_rkey_h rkey)
+/* Nothing of this process at @p target that an access moved by RDMA from
+ * the call could overtake (as packets_applied_before): nothing queued, no
+ * aggregated message open, no packet unacknowledged, no mailbox op but a
+ * GET before a GET (reads of the target). */
+static bool rdma_at_call_clear(const ompi_osc_newrma_target_t *target, bool put)
 {
+    return NULL == target->next_op_to_issue &&
+           (NULL == target->mbox_slot || (!put && ompi_osc_newrma_mbox_reads_only(target))) &&
+           NULL == target->batch.buf && 0 == target->am_sent && 0 == target->ack_counter;
+}
+
+/* A @p kind access (PUT or GET) moved by RDMA from the call: counted until
+ * its local completion (ompi_osc_newrma_rdma_at_call_done), and in the
+ * statistics once started. */
+static int rdma_at_call_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                              ompi_osc_newrma_op_kind_t kind, ucp_ep_h ep, char *origin,
+                              size_t bytes, uint64_t addr, ucp_rkey_h rkey)
+{
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == kind;
     int ret = rdma_mark(target, put);
 
     if (OMPI_SUCCESS != ret) {
@@ -1275,8 +1288,11 @@ static int rdma_at_call_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     if (OMPI_SUCCESS != ret) { /* nothing started: no completion will come */
         ompi_osc_newrma_count_add(&module->active_reqs, -1);
         ompi_osc_newrma_count_add(&target->owed_at_call, -1);
+        return ret;
     }
-    return ret;
+    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
+    OMPI_OSC_NEWRMA_STAT_ADD(module, RDMA_AT_CALL, 1);
+    return OMPI_SUCCESS;
 }
 
 /* A contiguous GET or PUT that issuing its op element would send by UCX
@@ -1315,23 +1331,14 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         return false;
     }
     target = mem->target;
-    /* a GET may pass a GET in the mailbox: reads of the target */
-    if (NULL != target->next_op_to_issue ||
-        (NULL != target->mbox_slot && (put || !ompi_osc_newrma_mbox_reads_only(target))) ||
-        NULL != target->batch.buf || 0 != target->am_sent || 0 != target->ack_counter ||
-        size_as_packets(module, target, a->kind, bytes, NULL) ||
+    if (!rdma_at_call_clear(target, put) || size_as_packets(module, target, a->kind, bytes, NULL) ||
         !rma_target_open(module, mem, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;
     }
-    *ret = rdma_at_call_issue(module, target, put, mem->ep, (char *) a->origin_addr + ooff, bytes,
-                              mem->addr + (uint64_t) toff, mem->rkey);
-    if (OMPI_SUCCESS != *ret) {
-        return true;
-    }
-    ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
-    OMPI_OSC_NEWRMA_STAT_ADD(module, RDMA_AT_CALL, 1);
+    *ret = rdma_at_call_issue(module, target, a->kind, mem->ep, (char *) a->origin_addr + ooff,
+                              bytes, mem->addr + (uint64_t) toff, mem->rkey);
     return true;
 }
 
@@ -1474,6 +1481,17 @@ static bool active_reqs_below_threshold(ompi_osc_newrma_module_t *module, void *
     return module->active_reqs <= module->config.active_req_threshold;
 }
 
+/* After an access served: the wait for request-based operations above the
+ * window's threshold (active_req_threshold; negative never waits). */
+static int active_reqs_wait(ompi_osc_newrma_module_t *module)
+{
+    if (module->config.active_req_threshold >= 0 &&
+        module->active_reqs > module->config.active_req_threshold) {
+        return ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
+    }
+    return OMPI_SUCCESS;
+}
+
 /* RMA_OP: the epoch must allow the access, then serve or queue it.
  * *@p queued tells whether an op element now carries a->request. */
 /* Accumulates: the element type, and origin/result sizes matching the target. */
@@ -1550,11 +1568,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     if (NULL != mem.region) {
         OBJ_RELEASE(mem.region); /* not queued: nobody uses the rkey */
     }
-    if (OMPI_SUCCESS == ret && module->config.active_req_threshold >= 0 &&
-        module->active_reqs > module->config.active_req_threshold) {
-        ret = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
-    }
-    return ret;
+    return OMPI_SUCCESS == ret ? active_reqs_wait(module) : ret;
 }
 
 static const char *rma_kind_name(ompi_osc_newrma_op_kind_t kind)
@@ -1868,11 +1882,7 @@ static int packed_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind
         return ret;
     }
     rma_packed_count(module, kind, bytes);
-    if (module->config.active_req_threshold >= 0 &&
-        module->active_reqs > module->config.active_req_threshold) {
-        return ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
-    }
-    return OMPI_SUCCESS;
+    return active_reqs_wait(module);
 }
 
 /* The access packed into open @p t's stream (rma_stream_takes), unless its
@@ -1909,20 +1919,13 @@ static bool rdma_at_call_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor ||
         OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         (module->config.cma_bytes > 0 && bytes >= module->config.cma_bytes) ||
-        NULL != t->next_op_to_issue || NULL != t->batch.buf || 0 != t->am_sent ||
-        0 != t->ack_counter ||
-        (NULL != t->mbox_slot ? put || !ompi_osc_newrma_mbox_reads_only(t)
-                              : module->mbox_ok && ompi_osc_newrma_mbox_fits(kind, NULL, bytes))) {
+        !rdma_at_call_clear(t, put) ||
+        (NULL == t->mbox_slot && module->mbox_ok && ompi_osc_newrma_mbox_fits(kind, NULL, bytes))) {
         return false;
     }
-    *ret_p = rdma_at_call_issue(module, t, put, peer->ep, origin, bytes, taddr, peer->rkey);
+    *ret_p = rdma_at_call_issue(module, t, kind, peer->ep, origin, bytes, taddr, peer->rkey);
     if (OMPI_SUCCESS == *ret_p) {
-        ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
-        OMPI_OSC_NEWRMA_STAT_ADD(module, RDMA_AT_CALL, 1);
-        if (module->config.active_req_threshold >= 0 &&
-            module->active_reqs > module->config.active_req_threshold) {
-            *ret_p = ompi_osc_newrma_progress_wait(module, active_reqs_below_threshold, NULL);
-        }
+        *ret_p = active_reqs_wait(module);
     }
     return true;
 }

@@ -1283,6 +1283,14 @@ static inline bool flush_epoch_covers(const ompi_osc_newrma_module_t *module,
     }
 }
 
+/* @p rank's target reached by loads and stores (its lock word mapped, its
+ * memory direct): a flush of it is the memory barrier alone. */
+static inline bool flush_by_barrier(const ompi_osc_newrma_module_t *module,
+                                    const ompi_osc_newrma_peer_t *peer, int rank)
+{
+    return NULL != peer->lock && (module->shm.direct || rank == module->my_rank);
+}
+
 /* FLUSH needs a passive epoch that covers @p rank. */
 static int flush_check(ompi_osc_newrma_module_t *module, int rank)
 {
@@ -1311,8 +1319,8 @@ static int flush_locked(ompi_osc_newrma_module_t *module, int rank,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     opal_atomic_mb(); /* MEM_SYNC: direct accesses before later PROC_SYNCs */
-    if (NULL != peer->lock && (module->shm.direct || rank == module->my_rank)) {
-        return OMPI_SUCCESS; /* reached by loads and stores: nothing in flight */
+    if (flush_by_barrier(module, peer, rank)) {
+        return OMPI_SUCCESS; /* nothing in flight */
     }
     /* remote completion under every lock type: the target itself may look
      * (a message from us, then MPI_Win_sync) before UNLOCK */
@@ -1360,8 +1368,8 @@ static inline bool flush_direct(const ompi_osc_newrma_module_t *module, int rank
         return false;
     }
     peer = module->peer_cache[rank & (OMPI_OSC_NEWRMA_PEER_CACHE - 1)];
-    return NULL != peer && peer->rank == rank && NULL != peer->lock &&
-           (module->shm.direct || rank == module->my_rank) && flush_epoch_covers(module, peer);
+    return NULL != peer && peer->rank == rank && flush_by_barrier(module, peer, rank) &&
+           flush_epoch_covers(module, peer);
 }
 
 /* One target's flush; MPI_PROC_NULL a no-op. */
