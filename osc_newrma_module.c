@@ -204,8 +204,7 @@ static int component_window_setup(void)
     }
     if (OMPI_SUCCESS == ret) {
         /* the async thread and the MPI threads share the worker */
-        ret = ompi_osc_newrma_ucx_init(component.enable_mpi_threads || component.async_progress,
-                                       ompi_osc_newrma_pkt_enqueue,
+        ret = ompi_osc_newrma_ucx_init(ompi_osc_newrma_threaded(), ompi_osc_newrma_pkt_enqueue,
                                        ompi_osc_newrma_rdma_at_call_done);
     }
     if (OMPI_SUCCESS == ret && !component.progress_registered) {
