@@ -473,31 +473,40 @@ ACC_LOOP(acc_add_double, double, t[i] + o[i])
 
 typedef void (*acc_loop_fn_t)(char *t, const char *o, size_t n);
 
-/* The loop for @p op on @p basic elements of @p size bytes, or NULL. */
-static acc_loop_fn_t acc_loop(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
+/* The loops by index (acc_plan_t's loop); 0: none, ompi_op_reduce. */
+enum { ACC_LOOP_INTS = 1, ACC_LOOP_FLOAT = 17, ACC_LOOP_DOUBLE = 18 };
+static const acc_loop_fn_t acc_loops[] = {
+    NULL,        acc_add_u8,  acc_add_u16, acc_add_u32,   acc_add_u64,    acc_and_u8, acc_and_u16,
+    acc_and_u32, acc_and_u64, acc_or_u8,   acc_or_u16,    acc_or_u32,     acc_or_u64, acc_xor_u8,
+    acc_xor_u16, acc_xor_u32, acc_xor_u64, acc_add_float, acc_add_double,
+};
+
+/* The index of the loop for @p op on @p basic elements of @p size bytes,
+ * or 0. */
+static int acc_loop_pick(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
 {
-    static const acc_loop_fn_t ints[4][4] = {
-        {acc_add_u8, acc_add_u16, acc_add_u32, acc_add_u64},
-        {acc_and_u8, acc_and_u16, acc_and_u32, acc_and_u64},
-        {acc_or_u8, acc_or_u16, acc_or_u32, acc_or_u64},
-        {acc_xor_u8, acc_xor_u16, acc_xor_u32, acc_xor_u64},
-    };
     int map = ompi_op_ddt_map[basic->id], width = 1 == size ? 0 : 2 == size ? 1 : 4 == size ? 2 : 3;
     ompi_osc_newrma_acc_fast_t fast = ompi_osc_newrma_acc_fast(op, basic);
 
     if (1 != size && 2 != size && 4 != size && 8 != size) {
-        return NULL; /* long double, complex: Open MPI's reduction */
+        return 0; /* long double, complex: Open MPI's reduction */
     }
     if (OMPI_OSC_NEWRMA_ACC_FAST_ADD <= fast && fast <= OMPI_OSC_NEWRMA_ACC_FAST_XOR) {
-        return ints[fast - OMPI_OSC_NEWRMA_ACC_FAST_ADD][width];
+        return ACC_LOOP_INTS + 4 * (fast - OMPI_OSC_NEWRMA_ACC_FAST_ADD) + width;
     }
     if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_FLOAT == map) {
-        return acc_add_float;
+        return ACC_LOOP_FLOAT;
     }
     if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_DOUBLE == map) {
-        return acc_add_double;
+        return ACC_LOOP_DOUBLE;
     }
-    return NULL;
+    return 0;
+}
+
+/* The loop for @p op on @p basic elements of @p size bytes, or NULL. */
+static acc_loop_fn_t acc_loop(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
+{
+    return acc_loops[acc_loop_pick(op, basic, size)];
 }
 
 /* A single element's SUM, the lone MPI_Accumulate or MPI_Get_accumulate
@@ -556,6 +565,68 @@ static void acc_one_apply(acc_one_t one, char *t, const char *o)
     }
 }
 
+/* What ompi_osc_newrma_acc_contig does with an intrinsic op on one
+ * predefined type, worked out once per pair: whether it serves them (the
+ * elements stored in place; a reduction the op defines for the type), the
+ * element size, the single-element SUM and the loop.  Working them out on
+ * each call took about 50 of the 667 instructions of a 128-byte ACC +
+ * flush on a shared window (osc/sm 481).  One 32-bit word per pair
+ * (3 KiB for the process), written whole:
+ * threads that race to make one write the same value; Open MPI fixes each
+ * intrinsic op's functions at MPI_Init. */
+typedef union {
+    uint32_t word;
+    struct {
+        uint8_t state; /* acc_plan_state_t */
+        uint8_t size;
+        uint8_t one;  /* acc_one_t */
+        uint8_t loop; /* index into acc_loops */
+    } p;
+} acc_plan_t;
+
+typedef enum { ACC_PLAN_UNMADE = 0, ACC_PLAN_SERVED, ACC_PLAN_NOT } acc_plan_state_t;
+
+static volatile uint32_t acc_plans[OMPI_OP_NUM_OF_TYPES][OMPI_DATATYPE_MAX_PREDEFINED];
+
+static uint32_t acc_plan_make(ompi_op_t *op, ompi_datatype_t *basic)
+{
+    acc_plan_t plan = {.p = {ACC_PLAN_NOT, 0, ACC_ONE_NONE, 0}};
+    char *msg = NULL;
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    if (!acc_in_place(basic) || 0 == size || size > UINT8_MAX) {
+        return plan.word;
+    }
+    plan.p.size = (uint8_t) size;
+    if (ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
+        plan.p.state = ACC_PLAN_SERVED;
+        plan.p.one = (uint8_t) acc_one_sum(op, basic, size);
+        plan.p.loop = (uint8_t) acc_loop_pick(op, basic, size);
+    }
+    free(msg); /* an invalid pair: the full path reports it */
+    return plan.word;
+}
+
+/* *@p plan for reduction @p op on @p basic; false where acc_contig does
+ * not serve them (user ops and derived types among them). */
+static inline bool acc_plan(ompi_op_t *op, ompi_datatype_t *basic, acc_plan_t *plan)
+{
+    volatile uint32_t *slot;
+
+    if (!ompi_op_is_intrinsic(op) || !ompi_datatype_is_predefined(basic) || op->op_type < 0 ||
+        op->op_type >= OMPI_OP_NUM_OF_TYPES || basic->id >= OMPI_DATATYPE_MAX_PREDEFINED) {
+        return false;
+    }
+    slot = &acc_plans[op->op_type][basic->id];
+    plan->word = *slot;
+    if (ACC_PLAN_UNMADE == plan->p.state) {
+        plan->word = acc_plan_make(op, basic);
+        *slot = plan->word;
+    }
+    return ACC_PLAN_SERVED == plan->p.state;
+}
+
 /* One contiguous piece of a plain window's access, under the lock. */
 static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx)
 {
@@ -585,24 +656,11 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 char *result, size_t bytes, volatile int32_t *lock)
 {
     bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
-    acc_one_t one = ACC_ONE_NONE;
-    acc_loop_fn_t loop = NULL;
-    size_t size;
+    acc_plan_t plan = {0};
 
-    if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || !acc_in_place(basic) ||
-        (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind)) {
+    if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
+        (replace || no_op ? !acc_in_place(basic) : !acc_plan(op, basic, &plan))) {
         return false; /* MPI_NO_OP is for the fetching forms only: the full path says so */
-    }
-    ompi_datatype_type_size(basic, &size);
-    if (!replace && !no_op) {
-        char *msg = NULL;
-
-        if (!ompi_op_is_intrinsic(op) || !ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
-            free(msg); /* the full path reports it */
-            return false;
-        }
-        one = bytes == size ? acc_one_sum(op, basic, size) : ACC_ONE_NONE;
-        loop = ACC_ONE_NONE != one ? NULL : acc_loop(op, basic, size);
     }
     acc_lock(lock);
     if (NULL != result) {
@@ -610,15 +668,17 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     }
     if (replace) {
         ompi_osc_newrma_copy(target, origin, bytes);
-    } else if (ACC_ONE_NONE != one) {
-        acc_one_apply(one, target, origin);
-    } else if (NULL != loop) {
-        loop(target, origin, bytes / size);
-    } else if (!no_op) {
+    } else if (no_op) {
+        /* a read: the copy above */
+    } else if (ACC_ONE_NONE != plan.p.one && bytes == plan.p.size) {
+        acc_one_apply((acc_one_t) plan.p.one, target, origin);
+    } else if (0 != plan.p.loop) {
+        acc_loops[plan.p.loop](target, origin, bytes / plan.p.size);
+    } else {
         /* MAX, MIN, PROD, the logical ops, MAXLOC pairs, long double and
          * complex SUM: one call over the block, where the full way took
          * 7 times osc/rdma's time for 4096 long doubles */
-        ompi_op_reduce(op, (void *) origin, target, bytes / size, basic);
+        ompi_op_reduce(op, (void *) origin, target, bytes / plan.p.size, basic);
     }
     acc_unlock(lock);
     return true;

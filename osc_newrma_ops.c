@@ -267,9 +267,9 @@ static inline bool rma_peer_direct(const ompi_osc_newrma_module_t *module,
 /* Byte offset of @p disp in @p rank's window, when bytes [lo, hi) relative
  * to it lie inside the window; no overflow anywhere (a wrapped offset could
  * land inside the window). */
-static inline bool rma_window_offset(const ompi_osc_newrma_module_t *module,
-                                     const ompi_osc_newrma_peer_t *peer, ptrdiff_t disp,
-                                     ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *offset_p)
+static inline __opal_attribute_always_inline__ bool
+rma_window_offset(const ompi_osc_newrma_module_t *module, const ompi_osc_newrma_peer_t *peer,
+                  ptrdiff_t disp, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *offset_p)
 {
     /* a layout not known yet: nothing is in range (size 0) */
     ptrdiff_t disp_unit = peer->layout_known ? peer->disp_unit : module->disp_unit;
