@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * MPI_MAXLOC and MPI_MINLOC of the pair types stored without padding
- * (MPI_2INT, MPI_FLOAT_INT, MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER),
- * which the component reduces with loops of its own: from every rank to
+ * MPI_MAXLOC and MPI_MINLOC of every pair type: those stored without
+ * padding (MPI_2INT, MPI_FLOAT_INT, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+ * MPI_2INTEGER), which the component reduces with loops of its own, and
+ * those with padding (MPI_SHORT_INT, MPI_LONG_INT, MPI_DOUBLE_INT,
+ * MPI_LONG_DOUBLE_INT), whose padding no one may write: from every rank to
  * every rank, 1 to 3001 pairs at a target address 8 bytes past a cache
  * line, values with ties between ranks and with the target's (and -0.0
  * beside 0.0), so that every branch
@@ -18,114 +20,201 @@
  * usage: acc_loc_pairs FLAVOR SYNC [acc|gacc]
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "mtest.h"
 
-typedef enum { P_2INT, P_FLOAT_INT, P_2REAL, P_2DOUBLE, P_2INTEGER, NPAIRS } pair_t;
+/* How a pair type's value and index are stored. */
+typedef enum { V_INT, V_SHORT, V_LONG, V_FLOAT, V_DOUBLE, V_LDOUBLE } vkind_t;
 
-static const char *const pair_names[NPAIRS] = {"MPI_2INT", "MPI_FLOAT_INT", "MPI_2REAL",
-                                               "MPI_2DOUBLE_PRECISION", "MPI_2INTEGER"};
+typedef struct {
+    const char *name;
+    MPI_Datatype dt;
+    vkind_t v, k;  /* the index of an int (V_INT) or of the value's type */
+    size_t koff;   /* where the index starts */
+    size_t stride; /* the C struct's size: the type's extent */
+    size_t size;   /* its data bytes: 0 where the type differs here */
+} pair_t;
 
-static MPI_Datatype pair_type(pair_t p)
+typedef struct {
+    short v;
+    int k;
+} short_int_t;
+typedef struct {
+    long v;
+    int k;
+} long_int_t;
+typedef struct {
+    double v;
+    int k;
+} double_int_t;
+typedef struct {
+    long double v;
+    int k;
+} ldouble_int_t;
+
+#define NPAIRS 9
+static pair_t pairs[NPAIRS];
+
+static size_t vsize(vkind_t v)
 {
-    switch (p) {
-        case P_2INT:
-            return MPI_2INT;
-        case P_FLOAT_INT:
-            return MPI_FLOAT_INT;
-        case P_2REAL:
-            return MPI_2REAL;
-        case P_2DOUBLE:
-            return MPI_2DOUBLE_PRECISION;
-        default:
-            return MPI_2INTEGER;
+    static const size_t sizes[] = {sizeof(int),   sizeof(short),  sizeof(long),
+                                   sizeof(float), sizeof(double), sizeof(long double)};
+    return sizes[v];
+}
+
+/* The unpadded pairs (the component's own loops: value and index of one
+ * width, or float and int), then those with padding (MPI_SHORT_INT's
+ * between its members, the others' at the end); a Fortran type whose
+ * widths differ from these is left out (size 0). */
+static void pairs_init(void)
+{
+    const pair_t all[NPAIRS] = {
+        {"MPI_2INT", MPI_2INT, V_INT, V_INT, 4, 8, 8},
+        {"MPI_FLOAT_INT", MPI_FLOAT_INT, V_FLOAT, V_INT, 4, 8, 8},
+        {"MPI_2REAL", MPI_2REAL, V_FLOAT, V_FLOAT, 4, 8, 8},
+        {"MPI_2DOUBLE_PRECISION", MPI_2DOUBLE_PRECISION, V_DOUBLE, V_DOUBLE, 8, 16, 16},
+        {"MPI_2INTEGER", MPI_2INTEGER, V_INT, V_INT, 4, 8, 8},
+        {"MPI_SHORT_INT", MPI_SHORT_INT, V_SHORT, V_INT, offsetof(short_int_t, k),
+         sizeof(short_int_t), sizeof(short) + sizeof(int)},
+        {"MPI_LONG_INT", MPI_LONG_INT, V_LONG, V_INT, offsetof(long_int_t, k), sizeof(long_int_t),
+         sizeof(long) + sizeof(int)},
+        {"MPI_DOUBLE_INT", MPI_DOUBLE_INT, V_DOUBLE, V_INT, offsetof(double_int_t, k),
+         sizeof(double_int_t), sizeof(double) + sizeof(int)},
+        {"MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT, V_LDOUBLE, V_INT, offsetof(ldouble_int_t, k),
+         sizeof(ldouble_int_t), 0},
+    };
+
+    for (int p = 0; p < NPAIRS; ++p) {
+        MPI_Aint lb, extent;
+        int size = 0;
+
+        pairs[p] = all[p];
+        if (MPI_DATATYPE_NULL == pairs[p].dt) {
+            pairs[p].size = 0;
+            continue;
+        }
+        MPI_Type_size(pairs[p].dt, &size);
+        MPI_Type_get_extent(pairs[p].dt, &lb, &extent);
+        if (0 == pairs[p].size) { /* long double: as wide as Open MPI counts it */
+            pairs[p].size = (size_t) size;
+        }
+        if ((size_t) size != pairs[p].size || (size_t) extent != pairs[p].stride) {
+            pairs[p].size = 0;
+        }
     }
 }
 
-/* The pair's bytes: the size the layout below assumes (Fortran's INTEGER
- * and REAL of 4 bytes, DOUBLE PRECISION of 8); 0 where it differs. */
-static size_t pair_size(pair_t p)
+static void scalar_set(vkind_t kind, char *at, double x)
 {
-    MPI_Datatype dt = pair_type(p);
-    size_t want = P_2DOUBLE == p ? 16 : 8;
-    int size = 0;
+    int i = (int) x;
+    short h = (short) x;
+    long l = (long) x;
+    float f = (float) x;
+    long double ld = x;
 
-    if (MPI_DATATYPE_NULL == dt) {
-        return 0;
-    }
-    MPI_Type_size(dt, &size);
-    return (size_t) size == want ? want : 0;
-}
-
-static void pair_set(pair_t p, char *at, double v, int k)
-{
-    int iv[2] = {(int) v, k};
-    float fv[2] = {(float) v, (float) k};
-    double dv[2] = {v, k};
-
-    switch (p) {
-        case P_2INT:
-        case P_2INTEGER:
-            memcpy(at, iv, 8);
+    switch (kind) {
+        case V_INT:
+            memcpy(at, &i, sizeof(i));
             break;
-        case P_FLOAT_INT:
-            memcpy(at, &fv[0], 4);
-            memcpy(at + 4, &k, 4);
+        case V_SHORT:
+            memcpy(at, &h, sizeof(h));
             break;
-        case P_2REAL:
-            memcpy(at, fv, 8);
+        case V_LONG:
+            memcpy(at, &l, sizeof(l));
+            break;
+        case V_FLOAT:
+            memcpy(at, &f, sizeof(f));
+            break;
+        case V_DOUBLE:
+            memcpy(at, &x, sizeof(x));
             break;
         default:
-            memcpy(at, dv, 16);
+            memcpy(at, &ld, sizeof(ld));
     }
 }
 
-static void pair_get(pair_t p, const char *at, double *v, double *k)
+static double scalar_get(vkind_t kind, const char *at)
 {
-    int iv[2];
-    float fv[2];
-    double dv[2];
+    int i;
+    short h;
+    long l;
+    float f;
+    double x;
+    long double ld;
 
-    switch (p) {
-        case P_2INT:
-        case P_2INTEGER:
-            memcpy(iv, at, 8);
-            *v = iv[0];
-            *k = iv[1];
-            break;
-        case P_FLOAT_INT:
-            memcpy(&fv[0], at, 4);
-            memcpy(&iv[1], at + 4, 4);
-            *v = fv[0];
-            *k = iv[1];
-            break;
-        case P_2REAL:
-            memcpy(fv, at, 8);
-            *v = fv[0];
-            *k = fv[1];
-            break;
+    switch (kind) {
+        case V_INT:
+            memcpy(&i, at, sizeof(i));
+            return i;
+        case V_SHORT:
+            memcpy(&h, at, sizeof(h));
+            return h;
+        case V_LONG:
+            memcpy(&l, at, sizeof(l));
+            return (double) l;
+        case V_FLOAT:
+            memcpy(&f, at, sizeof(f));
+            return f;
+        case V_DOUBLE:
+            memcpy(&x, at, sizeof(x));
+            return x;
         default:
-            memcpy(dv, at, 16);
-            *v = dv[0];
-            *k = dv[1];
+            memcpy(&ld, at, sizeof(ld));
+            return (double) ld;
     }
+}
+
+static void pair_set(const pair_t *p, char *at, double v, int k)
+{
+    scalar_set(p->v, at, v);
+    scalar_set(p->k, at + p->koff, k);
+}
+
+static void pair_get(const pair_t *p, const char *at, double *v, double *k)
+{
+    *v = scalar_get(p->v, at);
+    *k = scalar_get(p->k, at + p->koff);
+}
+
+/* The padding bytes of an element: neither the value's nor the index's. */
+static bool is_padding(const pair_t *p, size_t b)
+{
+    return !(b < vsize(p->v) || (b >= p->koff && b < p->koff + vsize(p->k)));
+}
+
+/* what the padding holds in a result buffer, the target, an origin: a
+ * byte copied from one to another shows */
+#define PAD_RESULT 0xA5
+#define PAD_TARGET 0x5A
+#define PAD_ORIGIN 0x3C
+
+/* Every padding byte of @p n elements still @p pad. */
+static int padding_kept(const pair_t *p, const char *buf, int n, unsigned char pad)
+{
+    for (size_t b = 0; b < (size_t) n * p->stride; ++b) {
+        if (is_padding(p, b % p->stride) && pad != (unsigned char) buf[b]) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Rank @p r's operand @p i for target @p t: values -2..2, the same for
- * ranks 2j and 2j+1 (a zero of a float type negative every other time),
+ * ranks 2j and 2j+1 (a zero of a floating type negative every other time),
  * indexes 0..16, different for those two. */
-static void operand(pair_t p, int r, int t, int i, char *at)
+static void operand(const pair_t *p, int r, int t, int i, char *at)
 {
     double v = (double) ((t * 3 + i * 5 + (r & ~1) * 7) % 5 - 2);
 
-    if (0.0 == v && P_2INT != p && P_2INTEGER != p && (i & 1)) {
+    if (0.0 == v && p->v >= V_FLOAT && (i & 1)) {
         v = -0.0;
     }
     pair_set(p, at, v, (r * 13 + i) % 17);
 }
 
 /* The target's pairs before the epoch: a value some operands equal. */
-static void initial(pair_t p, MPI_Op op, int i, char *at)
+static void initial(const pair_t *p, MPI_Op op, int i, char *at)
 {
     pair_set(p, at, MPI_MAXLOC == op ? -1.0 : 1.0, 8 + i % 3);
 }
@@ -134,18 +223,24 @@ static void initial(pair_t p, MPI_Op op, int i, char *at)
 /* a cache line and 8 bytes into the window: the loops' head and body */
 #define OFFSET 72
 
-static void run_case(mtest_win_t *w, int sync, bool gacc, pair_t p, MPI_Op op, int n, int me,
+static void run_case(mtest_win_t *w, int sync, bool gacc, const pair_t *p, MPI_Op op, int n, int me,
                      int nprocs)
 {
-    size_t size = pair_size(p), bytes = size * (size_t) n;
-    MPI_Datatype dt = pair_type(p);
+    size_t bytes = p->stride * (size_t) n;
     /* an origin and a result buffer per target: in an active epoch they
-     * are in use until it ends */
+     * are in use until it ends; padding of its own in each, so that
+     * padding written shows */
     char *origins = malloc(bytes * (size_t) nprocs), *results = malloc(bytes * (size_t) nprocs),
          *mine = malloc(bytes), *want = malloc(bytes), *theirs = malloc(bytes);
+    const char *opname = MPI_MAXLOC == op ? "MAXLOC" : "MINLOC";
 
+    memset(origins, PAD_ORIGIN, bytes * (size_t) nprocs);
+    memset(results, PAD_RESULT, bytes * (size_t) nprocs);
+    memset(mine, PAD_TARGET, bytes);
+    memset(want, PAD_TARGET, bytes);
+    memset(theirs, PAD_ORIGIN, bytes);
     for (int i = 0; i < n; ++i) {
-        initial(p, op, i, mine + (size_t) i * size);
+        initial(p, op, i, mine + (size_t) i * p->stride);
     }
     mtest_local_store(w, OFFSET, mine, bytes);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -156,35 +251,40 @@ static void run_case(mtest_win_t *w, int sync, bool gacc, pair_t p, MPI_Op op, i
         char *origin = origins + bytes * (size_t) t, *result = results + bytes * (size_t) t;
 
         for (int i = 0; i < n; ++i) {
-            operand(p, me, t, i, origin + (size_t) i * size);
+            operand(p, me, t, i, origin + (size_t) i * p->stride);
         }
         mtest_op_begin(w->win, sync, t);
         if (gacc) {
-            MPI_CHECK(MPI_Get_accumulate(origin, n, dt, result, n, dt, t, disp, n, dt, op, w->win));
+            MPI_CHECK(MPI_Get_accumulate(origin, n, p->dt, result, n, p->dt, t, disp, n, p->dt, op,
+                                         w->win));
         } else {
-            MPI_CHECK(MPI_Accumulate(origin, n, dt, t, disp, n, dt, op, w->win));
+            MPI_CHECK(MPI_Accumulate(origin, n, p->dt, t, disp, n, p->dt, op, w->win));
         }
         mtest_op_end(w->win, sync, t);
     }
     mtest_epoch_end(w->win, sync);
     mtest_local_load(w, OFFSET, mine, bytes);
     for (int i = 0; i < n; ++i) {
-        initial(p, op, i, want + (size_t) i * size);
+        initial(p, op, i, want + (size_t) i * p->stride);
     }
     for (int r = 0; r < nprocs; ++r) {
         for (int i = 0; i < n; ++i) {
-            operand(p, r, me, i, theirs + (size_t) i * size);
+            operand(p, r, me, i, theirs + (size_t) i * p->stride);
         }
-        MPI_CHECK(MPI_Reduce_local(theirs, want, n, dt, op));
+        MPI_CHECK(MPI_Reduce_local(theirs, want, n, p->dt, op));
     }
     for (int i = 0; i < n; ++i) {
         double gv, gk, wv, wk;
 
-        pair_get(p, mine + (size_t) i * size, &gv, &gk);
-        pair_get(p, want + (size_t) i * size, &wv, &wk);
+        pair_get(p, mine + (size_t) i * p->stride, &gv, &gk);
+        pair_get(p, want + (size_t) i * p->stride, &wv, &wk);
         MTEST_CHECK(gv == wv && gk == wk, "%s %s n=%d pair %d: (%g, %g), expected (%g, %g)",
-                    pair_names[p], MPI_MAXLOC == op ? "MAXLOC" : "MINLOC", n, i, gv, gk, wv, wk);
+                    p->name, opname, n, i, gv, gk, wv, wk);
     }
+    MTEST_CHECK(padding_kept(p, mine, n, PAD_TARGET), "%s %s n=%d: the target's padding written",
+                p->name, opname, n);
+    MTEST_CHECK(!gacc || padding_kept(p, results, n * nprocs, PAD_RESULT),
+                "%s %s n=%d: padding of a result written", p->name, opname, n);
     free(origins);
     free(results);
     free(mine);
@@ -201,21 +301,22 @@ int main(int argc, char **argv)
 
     mtest_start(&argc, &argv, &me, &nprocs, &sync, &unused, &unused);
     gacc = argc > 3 && 0 == strcmp(argv[3], "gacc");
-    mtest_win_create(&w, argc > 1 ? argv[1] : "allocate", OFFSET + 16 * MAXN, MPI_INFO_NULL,
-                     MPI_COMM_WORLD);
+    pairs_init();
+    mtest_win_create(&w, argc > 1 ? argv[1] : "allocate", OFFSET + sizeof(ldouble_int_t) * MAXN,
+                     MPI_INFO_NULL, MPI_COMM_WORLD);
     for (int p = 0; p < NPAIRS; ++p) {
-        if (0 == pair_size((pair_t) p)) {
+        if (0 == pairs[p].size) {
             continue; /* not this layout here */
         }
         for (int o = 0; o < 2; ++o) {
             for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c) {
-                run_case(&w, sync, gacc, (pair_t) p, o ? MPI_MINLOC : MPI_MAXLOC, counts[c], me,
+                run_case(&w, sync, gacc, &pairs[p], o ? MPI_MINLOC : MPI_MAXLOC, counts[c], me,
                          nprocs);
             }
         }
         tested++;
     }
-    MTEST_CHECK(tested >= 2, "only %d pair types tested", tested);
+    MTEST_CHECK(tested >= 6, "only %d pair types tested", tested);
     mtest_win_free(&w);
     return mtest_finalize();
 }
