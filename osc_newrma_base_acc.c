@@ -343,60 +343,132 @@ static int acc_move(const ompi_osc_newrma_acc_apply_t *a)
     return ret;
 }
 
-/* Elements whose data bytes come first and padding last (not
- * MPI_SHORT_INT, whose int follows a gap): lb 0, the true extent the size,
- * the extent larger. */
-static bool acc_padded_at_end(ompi_datatype_t *basic, size_t *size_p, ptrdiff_t *extent_p)
+/* Where a pair of a value and an int index with padding (MPI_SHORT_INT,
+ * MPI_LONG_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT) keeps its data: the
+ * value's @p vsize bytes first, the index at @p koff (after a gap in
+ * MPI_SHORT_INT), padding to the @p extent; packed, the index follows the
+ * value. */
+typedef struct {
+    size_t size;
+    ptrdiff_t extent;
+    size_t vsize;
+    size_t koff;
+} acc_pair_t;
+
+static bool acc_pair_layout(ompi_datatype_t *basic, acc_pair_t *l)
 {
+    int map = ompi_op_ddt_map[basic->id];
     ptrdiff_t lb, true_lb, true_extent;
 
-    ompi_datatype_type_size(basic, size_p);
-    ompi_datatype_get_extent(basic, &lb, extent_p);
+    if (OMPI_OP_BASE_TYPE_SHORT_INT != map && OMPI_OP_BASE_TYPE_LONG_INT != map &&
+        OMPI_OP_BASE_TYPE_DOUBLE_INT != map && OMPI_OP_BASE_TYPE_LONG_DOUBLE_INT != map) {
+        return false;
+    }
+    ompi_datatype_type_size(basic, &l->size);
+    ompi_datatype_get_extent(basic, &lb, &l->extent);
     ompi_datatype_get_true_extent(basic, &true_lb, &true_extent);
-    return 0 == lb && 0 == true_lb && (size_t) true_extent == *size_p &&
-           (size_t) *extent_p > *size_p;
+    if (0 != lb || 0 != true_lb || l->size <= sizeof(int) || (size_t) l->extent <= l->size ||
+        (size_t) true_extent < l->size) {
+        return false;
+    }
+    l->vsize = l->size - sizeof(int);
+    l->koff = (size_t) true_extent - sizeof(int);
+    return true;
 }
 
-/* @p count elements' data bytes (the first @p size of each), from one
- * every @p src_stride bytes to one every @p dst_stride: between the memory
- * layout (the extent) and the packed one (the size). */
-static void acc_copy_elements(char *dst, size_t dst_stride, const char *src, size_t src_stride,
-                              size_t count, size_t size)
+/* @p n pairs' value and index, from one every @p src_stride bytes (index
+ * at @p src_koff) to one every @p dst_stride (at @p dst_koff); in line
+ * with a constant @p vsize, so the copies are moves. */
+static inline __opal_attribute_always_inline__ void
+acc_copy_pairs_of(char *dst, size_t dst_stride, size_t dst_koff, const char *src, size_t src_stride,
+                  size_t src_koff, size_t n, size_t vsize)
 {
-    for (size_t i = 0; i < count; ++i) {
-        memcpy(dst + i * dst_stride, src + i * src_stride, size);
+    for (size_t i = 0; i < n; ++i) {
+        memcpy(dst + i * dst_stride, src + i * src_stride, vsize);
+        memcpy(dst + i * dst_stride + dst_koff, src + i * src_stride + src_koff, sizeof(int));
     }
 }
 
-/* A reduction of whole elements with padding at the end
- * (acc_padded_at_end) of a target laid out as the predefined type itself:
- * the packed operands copied to the memory layout, then Open MPI's
- * reduction in place, the old values packed straight from the target;
- * instead of acc_apply_locked's five passes through the convertor
- * (MPI_MAXLOC of 32768 MPI_DOUBLE_INT through a create window's agent
- * took 706 us).  Not for a CAS (pairs take none).  @return
- * OMPI_ERR_NOT_AVAILABLE, having done nothing, for any other access. */
+/* acc_copy_pairs_of for @p l's pairs: @p dst_packed and @p src_packed say
+ * which side is packed; padding is never written (it is not the caller's,
+ * and a fetch's result buffer may end at the last pair's data).  A memcpy
+ * of a size not known at compile time took the copy of 16384
+ * MPI_DOUBLE_INT 28 us against osc/rdma's 24. */
+static void acc_copy_pairs(const acc_pair_t *l, char *dst, bool dst_packed, const char *src,
+                           bool src_packed, size_t n)
+{
+    size_t ds = dst_packed ? l->size : (size_t) l->extent, dk = dst_packed ? l->vsize : l->koff;
+    size_t ss = src_packed ? l->size : (size_t) l->extent, sk = src_packed ? l->vsize : l->koff;
+
+    switch (l->vsize) { /* short, long or double, long double */
+        case 2:
+            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 2);
+            break;
+        case 8:
+            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 8);
+            break;
+        case 16:
+            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 16);
+            break;
+        default:
+            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, l->vsize);
+    }
+}
+
+/* acc_move for pairs with padding (acc_pair_layout) at a target laid out
+ * as the predefined type itself: pair by pair between the packed form and
+ * memory, where the convertor's walk took a REPLACE of 512 MPI_SHORT_INT
+ * through a create window's agent 14 us (osc/rdma 1.5).  Caller holds the
+ * lock.  @return false, having done nothing, for any other access. */
+static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
+{
+    acc_pair_t l;
+    size_t n;
+    char *target;
+
+    if (a->target_dt != a->basic || !acc_pair_layout(a->basic, &l) || 0 != a->offset % l.size ||
+        0 != a->len % l.size) {
+        return false;
+    }
+    n = a->len / l.size;
+    target = a->base + a->offset / l.size * (size_t) l.extent;
+    if (NULL != a->result) {
+        acc_copy_pairs(&l, a->result, true, target, false, n);
+    }
+    if (NULL != a->origin) {
+        acc_copy_pairs(&l, target, false, a->origin, true, n);
+    }
+    return true;
+}
+
+/* A reduction of pairs with padding (acc_pair_layout) at a target laid
+ * out as the predefined type itself: the packed operands copied to the
+ * memory layout, then Open MPI's reduction in place, the old values
+ * packed straight from the target; instead of acc_apply_locked's five
+ * passes through the convertor (MPI_MAXLOC of 32768 MPI_DOUBLE_INT
+ * through a create window's agent took 706 us).  Not for a CAS (pairs
+ * take none).  @return OMPI_ERR_NOT_AVAILABLE, having done nothing, for
+ * any other access. */
 static int acc_apply_padded(const ompi_osc_newrma_acc_apply_t *a)
 {
-    size_t size, n;
-    ptrdiff_t extent;
+    acc_pair_t l;
+    size_t n;
     char *target, *ops;
 
     if (a->target_dt != a->basic || NULL != a->compare || NULL == a->origin ||
-        !acc_padded_at_end(a->basic, &size, &extent) || 0 != a->offset % size ||
-        0 != a->len % size) {
+        !acc_pair_layout(a->basic, &l) || 0 != a->offset % l.size || 0 != a->len % l.size) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    n = a->len / size;
-    target = a->base + a->offset / size * (size_t) extent;
-    ops = malloc(n * (size_t) extent);
+    n = a->len / l.size;
+    target = a->base + a->offset / l.size * (size_t) l.extent;
+    ops = malloc(n * (size_t) l.extent);
     if (NULL == ops) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    acc_copy_elements(ops, (size_t) extent, a->origin, size, n, size);
+    acc_copy_pairs(&l, ops, false, a->origin, true, n);
     acc_lock(a->lock);
     if (NULL != a->result) {
-        acc_copy_elements(a->result, size, target, (size_t) extent, n, size);
+        acc_copy_pairs(&l, a->result, true, target, false, n);
     }
     ompi_op_reduce(a->op, ops, target, n, a->basic);
     acc_unlock(a->lock);
@@ -844,12 +916,10 @@ bool ompi_osc_newrma_acc_padded(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 char *result, size_t count, volatile int32_t *lock)
 {
     bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op), valid = true;
-    ptrdiff_t extent;
-    size_t size;
+    acc_pair_t l;
 
     if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
-        0 == count || !ompi_datatype_is_predefined(basic) ||
-        !acc_padded_at_end(basic, &size, &extent)) {
+        0 == count || !ompi_datatype_is_predefined(basic) || !acc_pair_layout(basic, &l)) {
         return false;
     }
     if (!replace && !no_op) {
@@ -863,10 +933,10 @@ bool ompi_osc_newrma_acc_padded(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     }
     acc_lock(lock);
     if (NULL != result) {
-        acc_copy_elements(result, (size_t) extent, target, (size_t) extent, count, size);
+        acc_copy_pairs(&l, result, false, target, false, count);
     }
     if (replace) {
-        acc_copy_elements(target, (size_t) extent, origin, (size_t) extent, count, size);
+        acc_copy_pairs(&l, target, false, origin, false, count);
     } else if (!no_op) {
         /* Open MPI's MAXLOC / MINLOC write the value and the index only */
         ompi_op_reduce(op, (void *) origin, target, count, basic);
@@ -923,7 +993,7 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
     locked = a->plain || !acc_lock_free(a->basic);
     if (locked && acc_moves(a)) {
         acc_lock(a->lock);
-        ret = acc_move(a); /* no reduction, no element form */
+        ret = acc_move_pairs(a) ? OMPI_SUCCESS : acc_move(a); /* no reduction, no element form */
         acc_unlock(a->lock);
         return ret;
     }

@@ -134,10 +134,10 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 char *result, size_t bytes, volatile int32_t *lock);
 
 /**
- * The plain rule's access to @p count elements of a predefined @p basic
- * with padding at the end of each (MPI_DOUBLE_INT, MPI_LONG_INT,
- * MPI_LONG_DOUBLE_INT: data bytes first, then padding), laid out at the
- * type's extent on every side, under @p lock: MPI_MAXLOC or MPI_MINLOC by
+ * The plain rule's access to @p count elements of a predefined pair type
+ * with padding (MPI_SHORT_INT, MPI_LONG_INT, MPI_DOUBLE_INT,
+ * MPI_LONG_DOUBLE_INT), laid out at the type's extent on every side,
+ * under @p lock: MPI_MAXLOC or MPI_MINLOC by
  * Open MPI's reduction in place, MPI_REPLACE and fetches copying each
  * element's data bytes (never the padding, which is not the caller's to
  * write).  @return false, having done nothing, for any other type or op.

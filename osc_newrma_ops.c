@@ -1782,7 +1782,7 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
     return true;
 }
 
-/* acc_fast for a predefined type with padding at the end of each element
+/* acc_fast for a predefined pair type with padding
  * (ompi_osc_newrma_acc_padded: MPI_DOUBLE_INT and its kind), which
  * rma_fast's contiguity turns away: @p count elements at the type's extent
  * each side.  The full way packed and unpacked them through Open MPI's
