@@ -861,6 +861,7 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     const ompi_osc_newrma_acc_apply_t *a = w->a;
     size_t rel = offset - a->offset;
     char *t = (char *) (uintptr_t) addr;
+    const char *o = a->origin_in_layout ? a->origin + (t - a->base) : a->origin + rel;
 
     /* a reduction or a CAS: NO_OP and REPLACE only move (acc_move) */
     if (NULL != a->result) {
@@ -868,12 +869,12 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     }
     if (NULL != a->compare) {
         if (0 == memcmp(t, a->compare + rel, len)) {
-            memcpy(t, a->origin + rel, len);
+            memcpy(t, o, len);
         }
     } else if (NULL != w->loop) {
-        w->loop(t, a->origin + rel, len / w->size);
+        w->loop(t, o, len / w->size);
     } else {
-        ompi_op_reduce(a->op, (void *) (a->origin + rel), t, len / w->size, a->basic);
+        ompi_op_reduce(a->op, (void *) o, t, len / w->size, a->basic);
     }
     return OMPI_SUCCESS;
 }
@@ -988,6 +989,11 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
     ompi_datatype_type_size(a->basic, &w.size);
     if (0 == a->len) {
         return OMPI_SUCCESS;
+    }
+    /* only acc_apply_plain's reductions read an origin in the target's layout */
+    if (a->origin_in_layout && (!a->plain || NULL != a->compare || NULL == a->origin ||
+                                acc_moves(a) || !acc_in_place(a->basic))) {
+        return OMPI_ERR_BAD_PARAM;
     }
     /* elements CPU atomics cannot update take the lock under either rule */
     locked = a->plain || !acc_lock_free(a->basic);

@@ -114,6 +114,12 @@ typedef struct {
      * the whole access under @p lock with plain loads, stores and the
      * (vectorized) reduction, instead of CPU atomics per element */
     bool plain;
+    /** @p origin is not packed but laid out as the target (@p target_count
+     * elements of @p target_dt from it, the whole access): an operand lies
+     * where its element lies from @p base.  Only for a reduction under the
+     * plain rule of elements stored without padding (no CAS); anything
+     * else fails with OMPI_ERR_BAD_PARAM */
+    bool origin_in_layout;
 } ompi_osc_newrma_acc_apply_t;
 
 /** Apply, atomically per element. */

@@ -337,3 +337,36 @@ void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, 
 {
     (void) vector_copy_range(v, mem, 0, stream, v->count * v->blocks * v->block_bytes, unpack);
 }
+
+/* One element's blocks from @p src to the same offsets at @p dst; in line
+ * with a constant @p n, as vector_blocks. */
+static inline __opal_attribute_always_inline__ void
+vector_same_blocks(char *dst, const char *src, ptrdiff_t stride, size_t blocks, size_t n)
+{
+    for (size_t b = 0; b < blocks; ++b) {
+        ompi_osc_newrma_copy(dst + (ptrdiff_t) b * stride, src + (ptrdiff_t) b * stride, n);
+    }
+}
+
+void ompi_osc_newrma_dtype_vector_same(const ompi_osc_newrma_dtype_vector_t *v, char *dst,
+                                       const char *src)
+{
+    for (size_t e = 0; e < v->count; ++e) {
+        char *d = dst + (ptrdiff_t) e * v->extent;
+        const char *s = src + (ptrdiff_t) e * v->extent;
+
+        switch (v->block_bytes) {
+            case 4:
+                vector_same_blocks(d, s, v->stride, v->blocks, 4);
+                break;
+            case 8:
+                vector_same_blocks(d, s, v->stride, v->blocks, 8);
+                break;
+            case 16:
+                vector_same_blocks(d, s, v->stride, v->blocks, 16);
+                break;
+            default:
+                vector_same_blocks(d, s, v->stride, v->blocks, v->block_bytes);
+        }
+    }
+}

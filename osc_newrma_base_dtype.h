@@ -117,4 +117,9 @@ bool ompi_osc_newrma_dtype_vector(struct ompi_datatype_t *dt, int count,
 void ompi_osc_newrma_dtype_vector_copy(const ompi_osc_newrma_dtype_vector_t *v, char *mem,
                                        char *stream, bool unpack);
 
+/** Copy the layout @p v at @p src to the same layout at @p dst, block by
+ * block (a PUT or GET whose sides are the same vector). */
+void ompi_osc_newrma_dtype_vector_same(const ompi_osc_newrma_dtype_vector_t *v, char *dst,
+                                       const char *src);
+
 #endif /* OMPI_OSC_NEWRMA_BASE_DTYPE_H */
