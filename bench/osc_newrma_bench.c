@@ -22,6 +22,8 @@
  *                 overflow: Open MPI 4.1's own reduction saturates 8- and
  *                 16-bit sums in its vector loop and wraps them elsewhere)
  *          accml  MPI_Accumulate MPI_MAXLOC of MPI_2INT pairs
+ *          accdi  MPI_Accumulate MPI_MAXLOC of MPI_DOUBLE_INT pairs (16
+ *                 bytes each, 4 of them padding)
  *   bw     OP put|get, SYNC flush|fence: MB/s of windows of 64 operations,
  *          each window closed by one flush (or fence); OP putv|getv: the
  *          same with a strided target layout (8-byte blocks every 16 bytes,
@@ -75,6 +77,7 @@ typedef enum {
     O_ACCLD,
     O_ACCB,
     O_ACCML,
+    O_ACCDI,
     O_NONE
 } op_t;
 typedef enum { S_LOCK, S_FLUSH, S_FLUSH_LOCAL, S_FENCE, S_PSCW, S_LOCKALL, S_NONE } sync_t;
@@ -112,8 +115,9 @@ static int lookup(const char *s, const char *const *names, int n)
 }
 
 static const char *const kind_names[] = {"lat", "bw", "rate", "empty", "win", "mem", "multi"};
-static const char *const op_names[] = {"put",  "get",  "acc",   "gacc",  "fop",  "cas",   "putv",
-                                       "getv", "accr", "gaccn", "accld", "accb", "accml", "-"};
+static const char *const op_names[] = {"put",   "get",  "acc",   "gacc",  "fop",
+                                       "cas",   "putv", "getv",  "accr",  "gaccn",
+                                       "accld", "accb", "accml", "accdi", "-"};
 #define N_OPS ((int) (sizeof(op_names) / sizeof(op_names[0])))
 static const char *const sync_names[] = {"lock",    "flush", "flush_local", "fence", "pscw",
                                          "lockall", "-"};
@@ -275,6 +279,12 @@ typedef struct {
     MPI_Datatype strided; /* putv / getv: the target layout of one op */
 } ctx_t;
 
+/* accdi's element, as MPI_DOUBLE_INT lays it out */
+typedef struct {
+    double v;
+    int k;
+} double_int_t;
+
 /* Bytes of one element of an accumulate row's datatype (8 for the others). */
 static size_t op_elem(op_t op)
 {
@@ -283,15 +293,17 @@ static size_t op_elem(op_t op)
             return sizeof(long double);
         case O_ACCB:
             return 1;
+        case O_ACCDI:
+            return sizeof(double_int_t);
         default:
             return 8; /* int64, MPI_2INT */
     }
 }
 
-/* Whether an op is one of the accumulate variants (accr ... accml). */
+/* Whether an op is one of the accumulate variants (accr ... accdi). */
 static int op_acc_variant(op_t op)
 {
-    return op >= O_ACCR && op <= O_ACCML;
+    return op >= O_ACCR && op <= O_ACCDI;
 }
 
 /* The values of the accumulate variants, element @p e: what an origin's
@@ -366,6 +378,12 @@ static void op_issue(ctx_t *c, size_t offset, char *origin, char *result)
             CHECK(
                 MPI_Accumulate(origin, n64, MPI_2INT, peer, disp, n64, MPI_2INT, MPI_MAXLOC, win));
             break;
+        case O_ACCDI: {
+            int ndi = (int) (c->row->size / sizeof(double_int_t));
+            CHECK(MPI_Accumulate(origin, ndi, MPI_DOUBLE_INT, peer, disp, ndi, MPI_DOUBLE_INT,
+                                 MPI_MAXLOC, win));
+            break;
+        }
         case O_CAS:
             /* count -> count + 1: succeeds every time when ops apply in order */
             c->cas_compare = c->count;
@@ -574,6 +592,13 @@ static int verify_acc_variant(ctx_t *c, const unsigned char *mem, int64_t from_p
             case O_ACCB:
                 ok &= mem[e] == (unsigned char) ((from_peer & 1) + shift);
                 break;
+            case O_ACCDI: {
+                double_int_t pair;
+                memcpy(&pair, mem + e * sizeof(pair), sizeof(pair));
+                ok &= pair.v == (double) e + 1 + shift &&
+                      pair.k == (from_peer > 0 ? peer : ACCML_NOBODY);
+                break;
+            }
             default: { /* O_ACCML */
                 int pair[2];
                 memcpy(pair, mem + e * 8, 8);
@@ -633,6 +658,7 @@ static int verify_row(ctx_t *c)
         case O_ACCLD:
         case O_ACCB:
         case O_ACCML:
+        case O_ACCDI:
             ok = verify_acc_variant(c, mem, from_peer, shift);
             break;
         case O_FOP:
@@ -811,6 +837,10 @@ static void acc_variant_origin(ctx_t *c, size_t bytes)
         } else if (O_ACCML == c->row->op) {
             int pair[2] = {(int) e + 1, me};
             memcpy(at, pair, 8);
+        } else if (O_ACCDI == c->row->op) {
+            double_int_t pair = {(double) e + 1, me};
+            memset(at, 0, elem);
+            memcpy(at, &pair, sizeof(pair));
         }
     }
 }
@@ -819,11 +849,16 @@ static void acc_variant_origin(ctx_t *c, size_t bytes)
  * MAXLOC row (the origins' values, with an index above every rank). */
 static void acc_variant_target(bwin_t *w, op_t op)
 {
+    size_t elem = op_elem(op);
+
     CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w->win));
-    for (size_t e = 0; e < w->bytes / 8; ++e) {
+    for (size_t e = 0; e < w->bytes / elem; ++e) {
         if (O_GACCN == op) {
             int64_t v = GACCN_VALUE(e);
             memcpy(w->base + e * 8, &v, 8);
+        } else if (O_ACCDI == op) {
+            double_int_t pair = {(double) e + 1, ACCML_NOBODY};
+            memcpy(w->base + e * elem, &pair, sizeof(pair));
         } else {
             int pair[2] = {(int) e + 1, ACCML_NOBODY};
             memcpy(w->base + e * 8, pair, 8);
@@ -865,7 +900,7 @@ static void run_data_row(row_t *row)
         CHECK(MPI_Type_commit(&c.strided));
     }
     /* the target's memory: the pattern for GET, zeros for the counters */
-    if (O_GACCN == row->op || O_ACCML == row->op) {
+    if (O_GACCN == row->op || O_ACCML == row->op || O_ACCDI == row->op) {
         acc_variant_target(&w, row->op);
     } else if (O_GET == row->op || O_GETV == row->op) {
         CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, w.win));

@@ -43,8 +43,9 @@ OPS = ["put", "get", "acc", "gacc", "fop", "cas"]
 LAT_SYNCS = ["lock", "flush", "flush_local", "fence", "pscw"]
 # the other accumulates and their element's bytes: ARMCI-MPI's put (REPLACE)
 # and get (NO_OP, no origin buffer), long double, 1-byte elements, MAXLOC
-# pairs (latency rows; flush epochs only with --quick)
-ACC_VARIANTS = {"accr": 8, "gaccn": 8, "accld": 16, "accb": 1, "accml": 8}
+# pairs of MPI_2INT and of MPI_DOUBLE_INT (padded) (latency rows; flush
+# epochs only with --quick)
+ACC_VARIANTS = {"accr": 8, "gaccn": 8, "accld": 16, "accb": 1, "accml": 8, "accdi": 16}
 FLAVORS = ["create", "allocate", "shared", "dynamic"]
 # memory per window (mem rows): the two flavors every component has
 MEM_FLAVORS = ["create", "allocate"]

@@ -34,7 +34,8 @@ lat:gacc:flush_local:dynamic:64 lat:fop:pscw:shared:8 lat:cas:lock:create:8
 lat:put:pscw:dynamic:65536 bw:put:fence:allocate:1024 bw:get:flush:dynamic:1024
 bw:putv:fence:create:4096 bw:getv:flush:allocate:1024
 rate:put:flush:allocate:8 empty:-:fence:allocate:- empty:-:lock:create:-
-empty:-:lockall:shared:- empty:-:pscw:allocate:- win:-:-:shared:- win:-:-:dynamic:-"
+empty:-:lockall:shared:- empty:-:pscw:allocate:- win:-:-:shared:- win:-:-:dynamic:-
+lat:accml:flush:create:512 lat:accdi:fence:shared:64 lat:accdi:flush:create:512"
 
 run() { # extra mpirun args... -- bench args...
     local margs=()
