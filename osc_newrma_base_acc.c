@@ -421,8 +421,21 @@ static void acc_copy_pairs(const acc_pair_t *l, char *dst, bool dst_packed, cons
     }
 }
 
-/* acc_move for pairs with padding (acc_pair_layout) at a target laid out
- * as the predefined type itself: pair by pair between the packed form and
+/* @p a's part of a target laid out as the predefined pair type itself
+ * (acc_pair_layout, in *@p l): its first pair (*@p n of them), or NULL for
+ * any other access. */
+static char *acc_pairs_at(const ompi_osc_newrma_acc_apply_t *a, acc_pair_t *l, size_t *n)
+{
+    if (a->target_dt != a->basic || !acc_pair_layout(a->basic, l) || 0 != a->offset % l->size ||
+        0 != a->len % l->size) {
+        return NULL;
+    }
+    *n = a->len / l->size;
+    return a->base + a->offset / l->size * (size_t) l->extent;
+}
+
+/* acc_move for pairs with padding at a target laid out as the predefined
+ * type itself (acc_pairs_at): pair by pair between the packed form and
  * memory, where the convertor's walk took a REPLACE of 512 MPI_SHORT_INT
  * through a create window's agent 14 us (osc/rdma 1.5).  Caller holds the
  * lock.  @return false, having done nothing, for any other access. */
@@ -430,14 +443,11 @@ static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
 {
     acc_pair_t l;
     size_t n;
-    char *target;
+    char *target = acc_pairs_at(a, &l, &n);
 
-    if (a->target_dt != a->basic || !acc_pair_layout(a->basic, &l) || 0 != a->offset % l.size ||
-        0 != a->len % l.size) {
+    if (NULL == target) {
         return false;
     }
-    n = a->len / l.size;
-    target = a->base + a->offset / l.size * (size_t) l.extent;
     if (NULL != a->result) {
         acc_copy_pairs(&l, a->result, true, target, false, n);
     }
@@ -447,8 +457,8 @@ static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
     return true;
 }
 
-/* A reduction of pairs with padding (acc_pair_layout) at a target laid
- * out as the predefined type itself: the packed operands copied to the
+/* A reduction of pairs with padding at a target laid out as the
+ * predefined type itself (acc_pairs_at): the packed operands copied to the
  * memory layout, then Open MPI's reduction in place, the old values
  * packed straight from the target; instead of acc_apply_locked's five
  * passes through the convertor (MPI_MAXLOC of 32768 MPI_DOUBLE_INT
@@ -462,12 +472,9 @@ static int acc_apply_padded(const ompi_osc_newrma_acc_apply_t *a)
     size_t n;
     char *target, *ops;
 
-    if (a->target_dt != a->basic || NULL != a->compare || NULL == a->origin ||
-        !acc_pair_layout(a->basic, &l) || 0 != a->offset % l.size || 0 != a->len % l.size) {
+    if (NULL != a->compare || NULL == a->origin || NULL == (target = acc_pairs_at(a, &l, &n))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    n = a->len / l.size;
-    target = a->base + a->offset / l.size * (size_t) l.extent;
     ops = malloc(n * (size_t) l.extent);
     if (NULL == ops) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -631,10 +638,11 @@ ACC_LOOP(acc_add_double, double, t[i] + o[i])
         t[i].v = ov_ CMP tv_ ? ov_ : tv_;                                                          \
     } while (0)
 
-#define ACC_LOC_LOOP(NAME, TV, TK, CMP)                                                            \
+/* A pair loop over elements laid out as @p FIELDS (a value v and an index
+ * k, and whatever padding the type has, which the loop never stores) */
+#define ACC_PAIR_LOOP(NAME, FIELDS, CMP)                                                           \
     typedef struct __attribute__((packed, may_alias)) {                                            \
-        TV v;                                                                                      \
-        TK k;                                                                                      \
+        FIELDS                                                                                     \
     } NAME##_t;                                                                                    \
     static ACC_VECTORIZE void NAME(char *tp, const char *op, size_t n)                             \
     {                                                                                              \
@@ -648,6 +656,7 @@ ACC_LOOP(acc_add_double, double, t[i] + o[i])
             ACC_LOC_PAIR(t, o, i, CMP);                                                            \
         }                                                                                          \
     }
+#define ACC_LOC_LOOP(NAME, TV, TK, CMP) ACC_PAIR_LOOP(NAME, TV v; TK k;, CMP)
 
 ACC_LOC_LOOP(acc_maxloc_i32, int32_t, int32_t, >)
 ACC_LOC_LOOP(acc_minloc_i32, int32_t, int32_t, <)
@@ -662,27 +671,14 @@ ACC_LOC_LOOP(acc_minloc_double, double, double, <)
  * index only: Open MPI's branching loop took MAXLOC of 32768
  * MPI_DOUBLE_INT 29 us where the target was 4 KiB from the operands
  * (22 elsewhere), 57 on random values; this one 20-25 in every case.
- * @p FIELDS lays an element out as the C compiler does (checked against
+ * The fields lay an element out as the C compiler does (checked against
  * the datatype in acc_pad_loop). */
-#define ACC_PAD_LOOP(NAME, FIELDS, CMP)                                                            \
-    typedef struct __attribute__((packed, may_alias)) {                                            \
-        FIELDS                                                                                     \
-    } NAME##_t;                                                                                    \
-    static ACC_VECTORIZE void NAME(char *tp, const char *op, size_t n)                             \
-    {                                                                                              \
-        NAME##_t *restrict t = (NAME##_t *) tp;                                                    \
-        const NAME##_t *restrict o = (const NAME##_t *) op;                                        \
-        for (size_t i = 0; i < n; ++i) {                                                           \
-            ACC_LOC_PAIR(t, o, i, CMP);                                                            \
-        }                                                                                          \
-    }
-
-ACC_PAD_LOOP(acc_maxloc_double_int, double v; int k; char tail_[sizeof(double) - sizeof(int)];, >)
-ACC_PAD_LOOP(acc_minloc_double_int, double v; int k; char tail_[sizeof(double) - sizeof(int)];, <)
-ACC_PAD_LOOP(acc_maxloc_long_int, long v; int k; char tail_[sizeof(long) - sizeof(int)];, >)
-ACC_PAD_LOOP(acc_minloc_long_int, long v; int k; char tail_[sizeof(long) - sizeof(int)];, <)
-ACC_PAD_LOOP(acc_maxloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, >)
-ACC_PAD_LOOP(acc_minloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, <)
+ACC_PAIR_LOOP(acc_maxloc_double_int, double v; int k; char tail_[sizeof(double) - sizeof(int)];, >)
+ACC_PAIR_LOOP(acc_minloc_double_int, double v; int k; char tail_[sizeof(double) - sizeof(int)];, <)
+ACC_PAIR_LOOP(acc_maxloc_long_int, long v; int k; char tail_[sizeof(long) - sizeof(int)];, >)
+ACC_PAIR_LOOP(acc_minloc_long_int, long v; int k; char tail_[sizeof(long) - sizeof(int)];, <)
+ACC_PAIR_LOOP(acc_maxloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, >)
+ACC_PAIR_LOOP(acc_minloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, <)
 
 static acc_pad_loop_fn_t acc_pad_loop(const ompi_op_t *op, int map, const acc_pair_t *l)
 {

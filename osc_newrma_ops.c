@@ -450,53 +450,69 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
     return ret;
 }
 
-/* One side of rma_direct_acc in packed form: a contiguous user buffer
- * itself (@p piece NULL), or @p piece holding bytes [@p off, + @p len) of
- * a strided one, packed when @p pack. */
-static int acc_side(const layout_t *l, char *piece, size_t off, size_t len, bool pack,
-                    char **packed_p)
-{
-    ptrdiff_t lb = 0;
+/* One side (origin or result) of rma_direct_acc: absent, contiguous and
+ * used where it lies (@p at, its first byte), or strided and packed piece
+ * by piece through @p piece. */
+typedef struct {
+    const layout_t *l;
+    char *at;
+    char *piece;
+} acc_side_t;
 
-    if (NULL == piece) { /* contiguous (acc_piece): its true lower bound */
-        (void) ompi_osc_newrma_dtype_contig(l->dt, l->count, &lb);
-        *packed_p = l->mem + lb + off;
-        return OMPI_SUCCESS;
-    }
-    *packed_p = piece;
-    return pack ? ompi_osc_newrma_dtype_pack_at(piece, l->mem, l->dt, l->count, off, len)
-                : OMPI_SUCCESS;
-}
-
-/* A strided side's piece buffer (NULL for a contiguous side or none). */
-static int acc_piece(const layout_t *l, bool present, size_t piece, char **buf_p)
+/* @p s for layout @p l (@p present: the access has this side); @return
+ * whether it is strided. */
+static bool acc_side_open(acc_side_t *s, const layout_t *l, bool present)
 {
     ptrdiff_t lb;
 
-    *buf_p = NULL;
-    if (!present || ompi_osc_newrma_dtype_contig(l->dt, l->count, &lb)) {
-        return OMPI_SUCCESS;
+    s->l = l;
+    s->at = NULL;
+    s->piece = NULL;
+    if (present && ompi_osc_newrma_dtype_contig(l->dt, l->count, &lb)) {
+        s->at = l->mem + lb;
     }
-    *buf_p = malloc(piece);
-    return NULL == *buf_p ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    return present && NULL == s->at;
 }
 
-/* Whether @p a's origin must be packed for ompi_osc_newrma_acc_apply
- * (ompi_osc_newrma_acc_apply_t's origin_in_layout): contiguous (nothing to
- * pack), not a reduction under the plain rule, or elements with padding. */
-static bool acc_side_packs(const rma_args_t *a, const layout_t *o)
+/* A strided side's piece buffer of @p piece bytes. */
+static int acc_side_piece(acc_side_t *s, size_t piece)
+{
+    s->piece = malloc(piece);
+    return NULL == s->piece ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/* Bytes [@p off, + @p len) of side @p s in packed form, *@p packed_p (NULL
+ * for an absent side); a strided side's packed from its layout when
+ * @p pack. */
+static int acc_side_part(const acc_side_t *s, size_t off, size_t len, bool pack, char **packed_p)
+{
+    if (NULL != s->at) {
+        *packed_p = s->at + off;
+        return OMPI_SUCCESS;
+    }
+    *packed_p = s->piece;
+    return NULL != s->piece && pack
+               ? ompi_osc_newrma_dtype_pack_at(s->piece, s->l->mem, s->l->dt, s->l->count, off, len)
+               : OMPI_SUCCESS;
+}
+
+/* Whether ompi_osc_newrma_acc_apply can read @p a's strided origin where
+ * it lies, in the target's layout (ompi_osc_newrma_acc_apply_t's
+ * origin_in_layout): the same layout, a reduction, elements without
+ * padding. */
+static bool acc_origin_in_layout(const rma_args_t *a)
 {
     ptrdiff_t lb, extent;
     size_t size;
 
-    if (ompi_osc_newrma_dtype_contig(o->dt, o->count, &lb) || NULL != a->compare_addr ||
-        NULL == a->op || ompi_osc_newrma_acc_is_replace(a->op) ||
+    if (a->origin_dt != a->target_dt || a->origin_count != a->target_count ||
+        NULL != a->compare_addr || NULL == a->op || ompi_osc_newrma_acc_is_replace(a->op) ||
         ompi_osc_newrma_acc_is_no_op(a->op)) {
-        return true;
+        return false;
     }
     ompi_datatype_type_size(a->basic, &size);
     ompi_datatype_get_extent(a->basic, &lb, &extent);
-    return (size_t) extent != size || 0 != lb;
+    return (size_t) extent == size && 0 == lb;
 }
 
 /* The accumulate applied in place, atomically per element, with the
@@ -510,10 +526,10 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                           size_t bytes, volatile int32_t *lock)
 {
     ompi_osc_newrma_acc_apply_t ap = {0};
-    bool fetch = ompi_osc_newrma_op_kind_fetches(a->kind), origin = NULL != a->origin_dt;
+    bool fetch = ompi_osc_newrma_op_kind_fetches(a->kind), origin = NULL != a->origin_dt, ostrided;
     layout_t o = {a->origin_dt, a->origin_count, (char *) a->origin_addr},
              r = {a->result_dt, a->result_count, a->result_addr};
-    char *obuf = NULL, *rbuf = NULL;
+    acc_side_t os, rs;
     size_t size, piece;
     int ret = direct_acc_move(module, a, target, bytes, lock);
 
@@ -535,14 +551,14 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     ompi_datatype_type_size(a->basic, &size);
     piece = bytes > LAYOUT_PIECE && size <= LAYOUT_PIECE ? LAYOUT_PIECE / size * size : bytes;
     /* an origin in the target's own layout is read in place, unpacked */
-    ap.origin_in_layout = ap.plain && origin && a->origin_dt == a->target_dt &&
-                          a->origin_count == a->target_count && !acc_side_packs(a, &o);
-    ret = ap.origin_in_layout ? OMPI_SUCCESS : acc_piece(&o, origin, piece, &obuf);
-    if (OMPI_SUCCESS == ret) {
-        ret = acc_piece(&r, fetch, piece, &rbuf);
+    ostrided = acc_side_open(&os, &o, origin);
+    ap.origin_in_layout = ostrided && ap.plain && acc_origin_in_layout(a);
+    ret = ostrided && !ap.origin_in_layout ? acc_side_piece(&os, piece) : OMPI_SUCCESS;
+    if (acc_side_open(&rs, &r, fetch) && OMPI_SUCCESS == ret) {
+        ret = acc_side_piece(&rs, piece);
     }
-    if (NULL == obuf && NULL == rbuf) {
-        piece = bytes; /* contiguous sides: one application */
+    if (NULL == os.piece && NULL == rs.piece) {
+        piece = bytes; /* no side packed: one application */
     }
     ap.base = target;
     ap.target_dt = a->target_dt;
@@ -552,16 +568,14 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     ap.op = a->op;
     ap.lock = lock;
     for (size_t off = 0, len; OMPI_SUCCESS == ret && off < bytes; off += len) {
-        char *opacked = NULL, *rpacked = NULL;
+        char *opacked = o.mem, *rpacked = NULL;
 
         len = bytes - off < piece ? bytes - off : piece;
-        if (ap.origin_in_layout) {
-            opacked = o.mem;
-        } else if (origin) {
-            ret = acc_side(&o, obuf, off, len, true, &opacked);
+        if (!ap.origin_in_layout) {
+            ret = acc_side_part(&os, off, len, true, &opacked);
         }
-        if (OMPI_SUCCESS == ret && fetch) {
-            ret = acc_side(&r, rbuf, off, len, false, &rpacked);
+        if (OMPI_SUCCESS == ret) {
+            ret = acc_side_part(&rs, off, len, false, &rpacked);
         }
         ap.offset = off;
         ap.len = len;
@@ -570,12 +584,12 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
         if (OMPI_SUCCESS == ret) {
             ret = ompi_osc_newrma_acc_apply(&ap);
         }
-        if (OMPI_SUCCESS == ret && NULL != rbuf) {
-            ret = ompi_osc_newrma_dtype_unpack_at(r.mem, r.dt, r.count, off, rbuf, len);
+        if (OMPI_SUCCESS == ret && NULL != rs.piece) {
+            ret = ompi_osc_newrma_dtype_unpack_at(r.mem, r.dt, r.count, off, rs.piece, len);
         }
     }
-    free(obuf);
-    free(rbuf);
+    free(os.piece);
+    free(rs.piece);
     return ret;
 }
 
