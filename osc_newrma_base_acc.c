@@ -344,90 +344,21 @@ static int acc_move(const ompi_osc_newrma_acc_apply_t *a)
     return ret;
 }
 
-/* Where a pair of a value and an int index with padding (MPI_SHORT_INT,
- * MPI_LONG_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT) keeps its data: the
- * value's @p vsize bytes first, the index at @p koff (after a gap in
- * MPI_SHORT_INT), padding to the @p extent; packed, the index follows the
- * value. */
-typedef struct {
-    size_t size;
-    ptrdiff_t extent;
-    size_t vsize;
-    size_t koff;
-} acc_pair_t;
-
-/* The loop for MAXLOC or MINLOC (@p op) of @p l's pairs, or NULL:
- * below, with the other loops. */
+/* The index of the loop for MAXLOC or MINLOC (@p op) of @p l's pairs in
+ * acc_pad_loops, or 0; and the loop for @p op on pairs of @p basic, or
+ * NULL for Open MPI's reduction: below, with the other loops. */
 typedef void (*acc_pad_loop_fn_t)(char *t, const char *o, size_t n);
-static acc_pad_loop_fn_t acc_pad_loop(const ompi_op_t *op, int map, const acc_pair_t *l);
-
-static bool acc_pair_layout(ompi_datatype_t *basic, acc_pair_t *l)
-{
-    int map = ompi_op_ddt_map[basic->id];
-    ptrdiff_t lb, true_lb, true_extent;
-
-    if (OMPI_OP_BASE_TYPE_SHORT_INT != map && OMPI_OP_BASE_TYPE_LONG_INT != map &&
-        OMPI_OP_BASE_TYPE_DOUBLE_INT != map && OMPI_OP_BASE_TYPE_LONG_DOUBLE_INT != map) {
-        return false;
-    }
-    ompi_datatype_type_size(basic, &l->size);
-    ompi_datatype_get_extent(basic, &lb, &l->extent);
-    ompi_datatype_get_true_extent(basic, &true_lb, &true_extent);
-    if (0 != lb || 0 != true_lb || l->size <= sizeof(int) || (size_t) l->extent <= l->size ||
-        (size_t) true_extent < l->size) {
-        return false;
-    }
-    l->vsize = l->size - sizeof(int);
-    l->koff = (size_t) true_extent - sizeof(int);
-    return true;
-}
-
-/* @p n pairs' value and index, from one every @p src_stride bytes (index
- * at @p src_koff) to one every @p dst_stride (at @p dst_koff); in line
- * with a constant @p vsize, so the copies are moves. */
-static inline __opal_attribute_always_inline__ void
-acc_copy_pairs_of(char *dst, size_t dst_stride, size_t dst_koff, const char *src, size_t src_stride,
-                  size_t src_koff, size_t n, size_t vsize)
-{
-    for (size_t i = 0; i < n; ++i) {
-        memcpy(dst + i * dst_stride, src + i * src_stride, vsize);
-        memcpy(dst + i * dst_stride + dst_koff, src + i * src_stride + src_koff, sizeof(int));
-    }
-}
-
-/* acc_copy_pairs_of for @p l's pairs: @p dst_packed and @p src_packed say
- * which side is packed; padding is never written (it is not the caller's,
- * and a fetch's result buffer may end at the last pair's data).  A memcpy
- * of a size not known at compile time took the copy of 16384
- * MPI_DOUBLE_INT 28 us against osc/rdma's 24. */
-static void acc_copy_pairs(const acc_pair_t *l, char *dst, bool dst_packed, const char *src,
-                           bool src_packed, size_t n)
-{
-    size_t ds = dst_packed ? l->size : (size_t) l->extent, dk = dst_packed ? l->vsize : l->koff;
-    size_t ss = src_packed ? l->size : (size_t) l->extent, sk = src_packed ? l->vsize : l->koff;
-
-    switch (l->vsize) { /* short, long or double, long double */
-        case 2:
-            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 2);
-            break;
-        case 8:
-            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 8);
-            break;
-        case 16:
-            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, 16);
-            break;
-        default:
-            acc_copy_pairs_of(dst, ds, dk, src, ss, sk, n, l->vsize);
-    }
-}
+static int acc_pad_pick(const ompi_op_t *op, int map, const ompi_osc_newrma_dtype_pair_t *l);
+static acc_pad_loop_fn_t acc_pad_loop(ompi_op_t *op, ompi_datatype_t *basic);
 
 /* @p a's part of a target laid out as the predefined pair type itself
- * (acc_pair_layout, in *@p l): its first pair (*@p n of them), or NULL for
+ * (ompi_osc_newrma_dtype_pair, in *@p l): its first pair (*@p n of them), or NULL for
  * any other access. */
-static char *acc_pairs_at(const ompi_osc_newrma_acc_apply_t *a, acc_pair_t *l, size_t *n)
+static char *acc_pairs_at(const ompi_osc_newrma_acc_apply_t *a, ompi_osc_newrma_dtype_pair_t *l,
+                          size_t *n)
 {
-    if (a->target_dt != a->basic || !acc_pair_layout(a->basic, l) || 0 != a->offset % l->size ||
-        0 != a->len % l->size) {
+    if (a->target_dt != a->basic || !ompi_osc_newrma_dtype_pair(a->basic, l) ||
+        0 != a->offset % l->size || 0 != a->len % l->size) {
         return NULL;
     }
     *n = a->len / l->size;
@@ -441,7 +372,7 @@ static char *acc_pairs_at(const ompi_osc_newrma_acc_apply_t *a, acc_pair_t *l, s
  * lock.  @return false, having done nothing, for any other access. */
 static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
 {
-    acc_pair_t l;
+    ompi_osc_newrma_dtype_pair_t l;
     size_t n;
     char *target = acc_pairs_at(a, &l, &n);
 
@@ -449,10 +380,10 @@ static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
         return false;
     }
     if (NULL != a->result) {
-        acc_copy_pairs(&l, a->result, true, target, false, n);
+        ompi_osc_newrma_dtype_pair_copy(&l, a->result, true, target, false, n);
     }
     if (NULL != a->origin) {
-        acc_copy_pairs(&l, target, false, a->origin, true, n);
+        ompi_osc_newrma_dtype_pair_copy(&l, target, false, a->origin, true, n);
     }
     return true;
 }
@@ -468,7 +399,7 @@ static bool acc_move_pairs(const ompi_osc_newrma_acc_apply_t *a)
 static int acc_apply_padded(const ompi_osc_newrma_acc_apply_t *a)
 {
     acc_pad_loop_fn_t loop;
-    acc_pair_t l;
+    ompi_osc_newrma_dtype_pair_t l;
     size_t n;
     char *target, *ops;
 
@@ -479,11 +410,11 @@ static int acc_apply_padded(const ompi_osc_newrma_acc_apply_t *a)
     if (NULL == ops) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    acc_copy_pairs(&l, ops, false, a->origin, true, n);
-    loop = acc_pad_loop(a->op, ompi_op_ddt_map[a->basic->id], &l);
+    ompi_osc_newrma_dtype_pair_copy(&l, ops, false, a->origin, true, n);
+    loop = acc_pad_loop(a->op, a->basic);
     acc_lock(a->lock);
     if (NULL != a->result) {
-        acc_copy_pairs(&l, a->result, true, target, false, n);
+        ompi_osc_newrma_dtype_pair_copy(&l, a->result, true, target, false, n);
     }
     if (NULL != loop) {
         loop(target, ops, n);
@@ -680,32 +611,41 @@ ACC_PAIR_LOOP(acc_minloc_long_int, long v; int k; char tail_[sizeof(long) - size
 ACC_PAIR_LOOP(acc_maxloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, >)
 ACC_PAIR_LOOP(acc_minloc_short_int, short v; char gap_[sizeof(int) - sizeof(short)]; int k;, <)
 
-static acc_pad_loop_fn_t acc_pad_loop(const ompi_op_t *op, int map, const acc_pair_t *l)
+enum { ACC_PAD_LOOPS = 1 }; /* acc_pad_loops[0]: none */
+static const acc_pad_loop_fn_t acc_pad_loops[] = {
+    NULL,
+    acc_maxloc_double_int,
+    acc_minloc_double_int,
+    acc_maxloc_long_int,
+    acc_minloc_long_int,
+    acc_maxloc_short_int,
+    acc_minloc_short_int,
+};
+
+static int acc_pad_pick(const ompi_op_t *op, int map, const ompi_osc_newrma_dtype_pair_t *l)
 {
     static const struct {
         int map;
         size_t vsize, koff, extent;
-        acc_pad_loop_fn_t max, min;
     } pads[] = {
         {OMPI_OP_BASE_TYPE_DOUBLE_INT, sizeof(double), offsetof(acc_maxloc_double_int_t, k),
-         sizeof(acc_maxloc_double_int_t), acc_maxloc_double_int, acc_minloc_double_int},
+         sizeof(acc_maxloc_double_int_t)},
         {OMPI_OP_BASE_TYPE_LONG_INT, sizeof(long), offsetof(acc_maxloc_long_int_t, k),
-         sizeof(acc_maxloc_long_int_t), acc_maxloc_long_int, acc_minloc_long_int},
+         sizeof(acc_maxloc_long_int_t)},
         {OMPI_OP_BASE_TYPE_SHORT_INT, sizeof(short), offsetof(acc_maxloc_short_int_t, k),
-         sizeof(acc_maxloc_short_int_t), acc_maxloc_short_int, acc_minloc_short_int},
+         sizeof(acc_maxloc_short_int_t)},
     };
-    bool max = OMPI_OP_MAXLOC == op->op_type;
 
-    if (!max && OMPI_OP_MINLOC != op->op_type) {
-        return NULL;
+    if (OMPI_OP_MAXLOC != op->op_type && OMPI_OP_MINLOC != op->op_type) {
+        return 0;
     }
     for (size_t j = 0; j < sizeof(pads) / sizeof(pads[0]); ++j) {
         if (pads[j].map == map && pads[j].vsize == l->vsize && pads[j].koff == l->koff &&
             pads[j].extent == (size_t) l->extent) {
-            return max ? pads[j].max : pads[j].min;
+            return ACC_PAD_LOOPS + 2 * (int) j + (OMPI_OP_MINLOC == op->op_type ? 1 : 0);
         }
     }
-    return NULL; /* long double: Open MPI's reduction */
+    return 0; /* long double: Open MPI's reduction */
 }
 
 typedef void (*acc_loop_fn_t)(char *t, const char *o, size_t n);
@@ -873,39 +813,50 @@ typedef union {
     } p;
 } acc_plan_t;
 
-typedef enum { ACC_PLAN_UNMADE = 0, ACC_PLAN_SERVED, ACC_PLAN_NOT } acc_plan_state_t;
+/* ACC_PLAN_PAIRS: pairs with padding, whose loop is an acc_pad_loops index
+ * (acc_padded, acc_apply_padded) */
+typedef enum {
+    ACC_PLAN_UNMADE = 0,
+    ACC_PLAN_SERVED,
+    ACC_PLAN_PAIRS,
+    ACC_PLAN_NOT
+} acc_plan_state_t;
 
 static volatile uint32_t acc_plans[OMPI_OP_NUM_OF_TYPES][OMPI_DATATYPE_MAX_PREDEFINED];
 
 static uint32_t acc_plan_make(ompi_op_t *op, ompi_datatype_t *basic)
 {
     acc_plan_t plan = {.p = {ACC_PLAN_NOT, 0, ACC_ONE_NONE, 0}};
+    bool in_place = acc_in_place(basic);
     char *msg = NULL;
+    ompi_osc_newrma_dtype_pair_t l;
     size_t size;
 
     ompi_datatype_type_size(basic, &size);
-    if (!acc_in_place(basic) || 0 == size || size > UINT8_MAX) {
+    if ((!in_place && !ompi_osc_newrma_dtype_pair(basic, &l)) || 0 == size || size > UINT8_MAX) {
         return plan.word;
     }
     plan.p.size = (uint8_t) size;
     if (ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
-        plan.p.state = ACC_PLAN_SERVED;
-        plan.p.one = (uint8_t) acc_one_sum(op, basic, size);
-        plan.p.loop = (uint8_t) acc_loop_pick(op, basic, size);
+        plan.p.state = in_place ? ACC_PLAN_SERVED : ACC_PLAN_PAIRS;
+        plan.p.one = (uint8_t) (in_place ? acc_one_sum(op, basic, size) : ACC_ONE_NONE);
+        plan.p.loop = (uint8_t) (in_place ? acc_loop_pick(op, basic, size)
+                                          : acc_pad_pick(op, ompi_op_ddt_map[basic->id], &l));
     }
     free(msg); /* an invalid pair: the full path reports it */
     return plan.word;
 }
 
-/* *@p plan for reduction @p op on @p basic; false where acc_contig does
- * not serve them (user ops and derived types among them). */
-static inline bool acc_plan(ompi_op_t *op, ompi_datatype_t *basic, acc_plan_t *plan)
+/* *@p plan for reduction @p op on @p basic, and its state: ACC_PLAN_NOT
+ * where neither acc_contig nor acc_padded serve them (user ops and
+ * derived types among them). */
+static inline acc_plan_state_t acc_plan_of(ompi_op_t *op, ompi_datatype_t *basic, acc_plan_t *plan)
 {
     volatile uint32_t *slot;
 
     if (!ompi_op_is_intrinsic(op) || !ompi_datatype_is_predefined(basic) || op->op_type < 0 ||
         op->op_type >= OMPI_OP_NUM_OF_TYPES || basic->id >= OMPI_DATATYPE_MAX_PREDEFINED) {
-        return false;
+        return ACC_PLAN_NOT;
     }
     slot = &acc_plans[op->op_type][basic->id];
     plan->word = *slot;
@@ -913,7 +864,20 @@ static inline bool acc_plan(ompi_op_t *op, ompi_datatype_t *basic, acc_plan_t *p
         plan->word = acc_plan_make(op, basic);
         *slot = plan->word;
     }
-    return ACC_PLAN_SERVED == plan->p.state;
+    return (acc_plan_state_t) plan->p.state;
+}
+
+/* acc_plan_of for acc_contig: the elements stored in place. */
+static inline bool acc_plan(ompi_op_t *op, ompi_datatype_t *basic, acc_plan_t *plan)
+{
+    return ACC_PLAN_SERVED == acc_plan_of(op, basic, plan);
+}
+
+static acc_pad_loop_fn_t acc_pad_loop(ompi_op_t *op, ompi_datatype_t *basic)
+{
+    acc_plan_t plan;
+
+    return ACC_PLAN_PAIRS == acc_plan_of(op, basic, &plan) ? acc_pad_loops[plan.p.loop] : NULL;
 }
 
 /* One contiguous piece of a plain window's access, under the lock. */
@@ -978,30 +942,27 @@ bool ompi_osc_newrma_acc_padded(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t count, volatile int32_t *lock)
 {
-    bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op), valid = true;
-    acc_pad_loop_fn_t loop;
-    acc_pair_t l;
+    bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    acc_pad_loop_fn_t loop = NULL;
+    acc_plan_t plan;
+    ompi_osc_newrma_dtype_pair_t l;
 
     if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
-        0 == count || !ompi_datatype_is_predefined(basic) || !acc_pair_layout(basic, &l)) {
+        0 == count || !ompi_osc_newrma_dtype_pair(basic, &l)) {
         return false;
     }
     if (!replace && !no_op) {
-        char *msg = NULL;
-
-        valid = ompi_op_is_intrinsic(op) && ompi_op_is_valid(op, basic, &msg, "osc/newrma");
-        free(msg); /* the full path reports it */
+        if (ACC_PLAN_PAIRS != acc_plan_of(op, basic, &plan)) {
+            return false; /* the full path reports an invalid op */
+        }
+        loop = acc_pad_loops[plan.p.loop];
     }
-    if (!valid) {
-        return false;
-    }
-    loop = replace || no_op ? NULL : acc_pad_loop(op, ompi_op_ddt_map[basic->id], &l);
     acc_lock(lock);
     if (NULL != result) {
-        acc_copy_pairs(&l, result, false, target, false, count);
+        ompi_osc_newrma_dtype_pair_copy(&l, result, false, target, false, count);
     }
     if (replace) {
-        acc_copy_pairs(&l, target, false, origin, false, count);
+        ompi_osc_newrma_dtype_pair_copy(&l, target, false, origin, false, count);
     } else if (!no_op && NULL != loop) {
         loop(target, origin, count);
     } else if (!no_op) {

@@ -73,6 +73,30 @@ int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_dataty
 int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
                                     const void *src, size_t len);
 
+/**
+ * Where a predefined pair of a value and an int index with padding
+ * (MPI_SHORT_INT, MPI_LONG_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT) keeps
+ * its data: the value's @p vsize bytes first, the index at @p koff (after
+ * a gap in MPI_SHORT_INT), padding up to the @p extent; packed (@p size
+ * bytes), the index follows the value.
+ */
+typedef struct {
+    size_t size;
+    ptrdiff_t extent;
+    size_t vsize;
+    size_t koff;
+} ompi_osc_newrma_dtype_pair_t;
+
+/** True, with *@p l, when @p dt is one of those pair types. */
+bool ompi_osc_newrma_dtype_pair(struct ompi_datatype_t *dt, ompi_osc_newrma_dtype_pair_t *l);
+
+/** @p n of @p l's pairs from @p src to @p dst, each side packed or laid
+ * out at the extent (@p dst_packed, @p src_packed): the value and the
+ * index only, never the padding (not the caller's to write: a result
+ * buffer may end at the last pair's index). */
+void ompi_osc_newrma_dtype_pair_copy(const ompi_osc_newrma_dtype_pair_t *l, char *dst,
+                                     bool dst_packed, const char *src, bool src_packed, size_t n);
+
 /** Drop a reference to a derived datatype (predefined ones and NULL are left alone). */
 void ompi_osc_newrma_dtype_release(struct ompi_datatype_t *dt);
 

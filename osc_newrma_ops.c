@@ -1980,7 +1980,8 @@ acc_fast_padded(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind
 }
 
 /* A predefined type whose elements have gaps: the only ones acc_fast_padded
- * takes, asked in line so that the others do not pay its call. */
+ * takes, asked first, in line: acc_fast's checks and acc_contig's plan
+ * turned a single such pair away after 100 instructions. */
 static inline bool acc_gapped(struct ompi_datatype_t *dt)
 {
     return ompi_datatype_is_predefined(dt) && !ompi_datatype_is_contiguous_memory_layout(dt, 2);
@@ -2353,13 +2354,13 @@ int ompi_osc_newrma_accumulate(const void *origin_addr, int origin_count,
     bool queued;
     int ret;
 
-    if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
-                             origin_count, origin_dt, NULL, 0, NULL, target, target_disp,
-                             target_count, target_dt, op)) ||
-        (acc_gapped(target_dt) &&
-         acc_fast_padded(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
-                         origin_count, origin_dt, NULL, 0, NULL, target, target_disp, target_count,
-                         target_dt, op))) {
+    if (OPAL_UNLIKELY(acc_gapped(target_dt))
+            ? acc_fast_padded(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
+                              origin_count, origin_dt, NULL, 0, NULL, target, target_disp,
+                              target_count, target_dt, op)
+            : acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_ACC, origin_addr,
+                       origin_count, origin_dt, NULL, 0, NULL, target, target_disp, target_count,
+                       target_dt, op)) {
         return OMPI_SUCCESS;
     }
     if (acc_packed(ompi_osc_newrma_module(win), origin_addr, origin_count, origin_dt, target,
@@ -2381,13 +2382,13 @@ int ompi_osc_newrma_get_accumulate(const void *origin_addr, int origin_count,
     rma_args_t a;
     bool queued;
 
-    if (OPAL_LIKELY(acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr,
-                             origin_count, origin_dt, result_addr, result_count, result_dt,
-                             target_rank, target_disp, target_count, target_dt, op)) ||
-        (acc_gapped(target_dt) &&
-         acc_fast_padded(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr,
-                         origin_count, origin_dt, result_addr, result_count, result_dt, target_rank,
-                         target_disp, target_count, target_dt, op))) {
+    if (OPAL_UNLIKELY(acc_gapped(target_dt))
+            ? acc_fast_padded(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr,
+                              origin_count, origin_dt, result_addr, result_count, result_dt,
+                              target_rank, target_disp, target_count, target_dt, op)
+            : acc_fast(ompi_osc_newrma_module(win), OMPI_OSC_NEWRMA_OP_GACC, origin_addr,
+                       origin_count, origin_dt, result_addr, result_count, result_dt, target_rank,
+                       target_disp, target_count, target_dt, op)) {
         return OMPI_SUCCESS;
     }
     a = acc_args(OMPI_OSC_NEWRMA_OP_GACC, origin_addr, origin_count, origin_dt, result_addr,

@@ -53,6 +53,21 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
     return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
 }
 
+/* An accumulate of pairs with padding laid out as their type at the
+ * target (ompi_osc_newrma_dtype_pair): the slot holds them packed,
+ * and the target's agent applies len / size of them at the type's extent,
+ * as it does any access's elements (ompi_osc_newrma_acc_apply_single).
+ * They have no cross-memory copy (not contiguous), so their other way is
+ * packets through the same agent, and the whole area is theirs: a REPLACE
+ * of 512 MPI_SHORT_INT into a create window took 5.3 us as packets. */
+static bool mbox_pairs(const ompi_osc_newrma_op_t *op)
+{
+    ompi_osc_newrma_dtype_pair_t l;
+
+    return ompi_osc_newrma_op_kind_is_acc(op->kind) && OMPI_OSC_NEWRMA_OP_CAS != op->kind &&
+           op->target_dt == op->acc_basic && ompi_osc_newrma_dtype_pair(op->acc_basic, &l);
+}
+
 /* Alone at its target (osc_newrma_op_lone) with nothing before it
  * unacknowledged: no packet without its RMA_DONE_ACK, no RDMA write or UCX
  * atomic unflushed, so it overtakes nothing.  A packet round trip costs both
@@ -61,12 +76,15 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
 static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                         ompi_osc_newrma_op_t *op, bool area, ptrdiff_t *toff_p)
 {
+    bool pairs = mbox_pairs(op);
+
     return module->mbox_ok && op->bytes > 0 &&
-           (area ? op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES
-                 : ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes)) &&
+           (area || pairs ? op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES
+                          : ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes)) &&
            !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
            0 == *ompi_osc_newrma_ack_counter(module, target) &&
-           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
+           (pairs ? (*toff_p = 0, true)
+                  : ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p));
 }
 
 /* What the access puts in the slot (of window rank @p rank's mailbox): its
