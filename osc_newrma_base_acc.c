@@ -580,6 +580,10 @@ ACC_LOOP(acc_add_double, double, t[i] + o[i])
         NAME##_t *restrict t = (NAME##_t *) tp;                                                    \
         const NAME##_t *restrict o = (const NAME##_t *) op;                                        \
         size_t i = 0, head = acc_head(tp, sizeof(NAME##_t), n);                                    \
+        if (1 == n) { /* a lone pair: the vector loop's set-up was most of it */                   \
+            ACC_LOC_PAIR(t, o, 0, CMP);                                                            \
+            return;                                                                                \
+        }                                                                                          \
         for (; i < head; ++i) {                                                                    \
             ACC_LOC_PAIR(t, o, i, CMP);                                                            \
         }                                                                                          \
@@ -918,10 +922,10 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     }
     acc_lock(lock);
     if (NULL != result) {
-        ompi_osc_newrma_copy(result, target, bytes);
+        ompi_osc_newrma_copy_elem(result, target, bytes);
     }
     if (replace) {
-        ompi_osc_newrma_copy(target, origin, bytes);
+        ompi_osc_newrma_copy_elem(target, origin, bytes);
     } else if (no_op) {
         /* a read: the copy above */
     } else if (ACC_ONE_NONE != plan.p.one && bytes == plan.p.size) {

@@ -112,7 +112,11 @@ int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
 
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 {
-    wait_engine.agent_turn(module);
+    bool due = 0 == (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY);
+
+    if (due || module->mbox_polled || 0 != *wait_engine.agent_backlog) {
+        wait_engine.agent_turn(module, due);
+    }
 }
 
 int ompi_osc_newrma_agent_round(void)

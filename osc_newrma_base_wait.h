@@ -22,8 +22,9 @@ typedef bool (*ompi_osc_newrma_cond_fn_t)(ompi_osc_newrma_module_t *module, void
 /** MAKE_RMA_PROGRESS_WIN: operations issued and retired, >= 0, or an error. */
 typedef int (*ompi_osc_newrma_win_progress_fn_t)(ompi_osc_newrma_module_t *module);
 
-/** A turn of the target's agent for a process that polls @p module. */
-typedef void (*ompi_osc_newrma_agent_turn_fn_t)(ompi_osc_newrma_module_t *module);
+/** A turn of the target's agent for a process that polls @p module: its
+ * mailbox, and a round of the agent when packets wait or @p due. */
+typedef void (*ompi_osc_newrma_agent_turn_fn_t)(ompi_osc_newrma_module_t *module, bool due);
 
 /** One round of the target's agent (worker, inbox, lock queues): events, or
  * -1 when another thread, or this one further up its stack, is at it. */
@@ -52,6 +53,9 @@ typedef struct {
     ompi_osc_newrma_issue_target_fn_t issue_target;
     ompi_osc_newrma_reclaim_fn_t reclaim;
     ompi_osc_newrma_peer_lost_fn_t peer_lost;
+    /** packets waiting for the agent (its inbox's length, read without a
+     * lock: a turn is given when it is not 0) */
+    const volatile size_t *agent_backlog;
     /** a wait's rounds call opal_progress once in this many (at least 1) */
     unsigned opal_every;
 } ompi_osc_newrma_engine_t;
@@ -111,8 +115,10 @@ int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
  * A direct flush, unlock or MPI_Win_sync completes without waiting, so a
  * process spinning on them (a CAS mutex in its own window) would never
  * serve the packets and UCX atomics other origins send it: give the
- * target's agent a turn (the engine gives it when packets wait in the
- * inbox, and otherwise on every OMPI_OSC_NEWRMA_AGENT_TURN_EVERY-th call).
+ * target's agent a turn (when its mailbox is open or packets wait in the
+ * inbox, and otherwise on every OMPI_OSC_NEWRMA_AGENT_TURN_EVERY-th call;
+ * the other calls look at two words and return, where the engine's call
+ * made every node-local flush 14 instructions dearer).
  */
 #define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);

@@ -1942,7 +1942,7 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
  * convertor five times: MPI_MAXLOC of 32768 MPI_DOUBLE_INT + flush took
  * 790 us against osc/rdma's 23.  Out of line: the contiguous types' fast
  * path does not carry it. */
-static __opal_attribute_noinline__ bool
+static inline __opal_attribute_always_inline__ bool
 acc_fast_padded(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
                 const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
                 void *result_addr, int result_count, struct ompi_datatype_t *result_dt, int target,
@@ -1985,23 +1985,6 @@ acc_fast_padded(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind
 static inline bool acc_gapped(struct ompi_datatype_t *dt)
 {
     return ompi_datatype_is_predefined(dt) && !ompi_datatype_is_contiguous_memory_layout(dt, 2);
-}
-
-/* The fast path's copy: a single element of the usual sizes as moves the
- * compiler emits in place, anything else by ompi_osc_newrma_copy. */
-static inline __opal_attribute_always_inline__ void fast_copy(void *dst, const void *src,
-                                                              size_t bytes)
-{
-    switch (bytes) {
-        case 4:
-            memcpy(dst, src, 4);
-            break;
-        case 8:
-            memcpy(dst, src, 8);
-            break;
-        default:
-            ompi_osc_newrma_copy(dst, src, bytes);
-    }
 }
 
 /* ---- the UCX path's fast paths: packed by the call ---- */
@@ -2216,7 +2199,7 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
                              target_dt, &f))) {
-        fast_copy(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
+        ompi_osc_newrma_copy_elem(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;
@@ -2239,7 +2222,7 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
 
     if (OPAL_LIKELY(rma_fast(module, origin_count, origin_dt, target, target_disp, target_count,
                              target_dt, &f))) {
-        fast_copy((char *) origin_addr + f.origin_offset, f.target, f.bytes);
+        ompi_osc_newrma_copy_elem((char *) origin_addr + f.origin_offset, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
         return OMPI_SUCCESS;

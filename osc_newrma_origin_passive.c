@@ -1372,8 +1372,10 @@ static inline bool flush_direct(const ompi_osc_newrma_module_t *module, int rank
            flush_epoch_covers(module, peer);
 }
 
-/* One target's flush; MPI_PROC_NULL a no-op. */
-static int flush_one(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_flag_t flag)
+/* One target's flush; MPI_PROC_NULL a no-op.  In line in both callers:
+ * the direct flush is a handful of loads and the barrier. */
+static inline __opal_attribute_always_inline__ int flush_one(struct ompi_win_t *win, int rank,
+                                                             ompi_osc_newrma_sync_flag_t flag)
 {
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     int ret;

@@ -783,17 +783,15 @@ int ompi_osc_newrma_agent_progress(void)
 }
 
 /* The wait service's agent turn (osc_newrma_base_wait.h). */
-static void agent_turn(ompi_osc_newrma_module_t *module)
+static void agent_turn(ompi_osc_newrma_module_t *module, bool due)
 {
     /* my own mailbox first: a slot's CAS keeps it to one thread */
     if (module->mbox_polled) {
         (void) ompi_osc_newrma_shm_mbox_poll(module, ompi_osc_newrma_mbox_apply);
     }
-    if (0 == opal_list_get_size(&component.inbox) &&
-        0 != (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY)) {
-        return;
+    if (due || 0 != opal_list_get_size(&component.inbox)) {
+        (void) ompi_osc_newrma_agent_progress();
     }
-    (void) ompi_osc_newrma_agent_progress();
 }
 
 /* Node-local peers are looked at once per this many rounds of a wait that
@@ -840,6 +838,7 @@ void ompi_osc_newrma_progress_register(void)
         .win_progress = ompi_osc_newrma_make_rma_progress_win,
         .win_progress_held = win_round_held,
         .agent_turn = agent_turn,
+        .agent_backlog = &component.inbox.opal_list_length,
         .agent_round = ompi_osc_newrma_agent_progress,
         .issue_target = ompi_osc_newrma_issue_ops_target,
         .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
