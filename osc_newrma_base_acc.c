@@ -21,16 +21,6 @@
 
 /* ---- checks ---- */
 
-bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op)
-{
-    return &ompi_mpi_op_no_op.op == op;
-}
-
-static bool acc_is_replace(struct ompi_op_t *op)
-{
-    return &ompi_mpi_op_replace.op == op;
-}
-
 /* The one predefined type @p dt is built from, or NULL. */
 static ompi_datatype_t *acc_basic_of(ompi_datatype_t *dt)
 {
@@ -83,7 +73,7 @@ int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *
         }
     } else if (NULL == op || !ompi_op_is_intrinsic(op)) {
         return MPI_ERR_OP; /* user-defined reductions are not allowed in RMA */
-    } else if (!ompi_osc_newrma_acc_is_no_op(op) && !acc_is_replace(op)) {
+    } else if (!ompi_osc_newrma_acc_is_no_op(op) && !ompi_osc_newrma_acc_is_replace(op)) {
         if (!ompi_op_is_valid(op, basic, &msg, "osc/newrma")) {
             OSC_NEWRMA_VERBOSE(10, "%s", msg);
             free(msg);
@@ -143,14 +133,9 @@ void ompi_osc_newrma_acc_lock_release(volatile int32_t *lock)
     acc_unlock(lock);
 }
 
-bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op)
-{
-    return acc_is_replace(op);
-}
-
 ompi_osc_newrma_acc_fast_t ompi_osc_newrma_acc_fast(ompi_op_t *op, ompi_datatype_t *basic)
 {
-    if (acc_is_replace(op)) {
+    if (ompi_osc_newrma_acc_is_replace(op)) {
         return OMPI_OSC_NEWRMA_ACC_FAST_REPLACE;
     }
     if (!ompi_osc_newrma_acc_integer(basic)) {
@@ -321,7 +306,7 @@ static int acc_segment_atomic(uint64_t addr, size_t len, size_t offset, void *ct
 /* Whether @p a only moves data: MPI_NO_OP or MPI_REPLACE, not a CAS. */
 static bool acc_moves(const ompi_osc_newrma_acc_apply_t *a)
 {
-    return NULL == a->compare && (NULL == a->origin || acc_is_replace(a->op));
+    return NULL == a->compare && (NULL == a->origin || ompi_osc_newrma_acc_is_replace(a->op));
 }
 
 /* MPI_NO_OP and MPI_REPLACE move data without reducing, under the lock
@@ -553,6 +538,10 @@ ACC_LOOP(acc_xor_u32, uint32_t, t[i] ^ o[i])
 ACC_LOOP(acc_xor_u64, uint64_t, t[i] ^ o[i])
 ACC_LOOP(acc_add_float, float, t[i] + o[i])
 ACC_LOOP(acc_add_double, double, t[i] + o[i])
+/* x87's 80 bits in 16: stores leave the 6 bytes of padding alone, as
+ * Open MPI's reduction does; its call was 54 of the 334 instructions of a
+ * 32-byte SUM + flush on a shared window (osc/sm 193) */
+ACC_LOOP(acc_add_ldouble, long double, t[i] + o[i])
 
 /* MPI_MAXLOC and MPI_MINLOC of the pairs stored without padding (value,
  * index of one width, or float and int), as Open MPI's reduction decides
@@ -655,7 +644,13 @@ static int acc_pad_pick(const ompi_op_t *op, int map, const ompi_osc_newrma_dtyp
 typedef void (*acc_loop_fn_t)(char *t, const char *o, size_t n);
 
 /* The loops by index (acc_plan_t's loop); 0: none, ompi_op_reduce. */
-enum { ACC_LOOP_INTS = 1, ACC_LOOP_FLOAT = 17, ACC_LOOP_DOUBLE = 18, ACC_LOOP_LOC = 19 };
+enum {
+    ACC_LOOP_INTS = 1,
+    ACC_LOOP_FLOAT = 17,
+    ACC_LOOP_DOUBLE = 18,
+    ACC_LOOP_LOC = 19,
+    ACC_LOOP_LDOUBLE = 27
+};
 static const acc_loop_fn_t acc_loops[] = {
     NULL,
     acc_add_u8,
@@ -684,7 +679,10 @@ static const acc_loop_fn_t acc_loops[] = {
     acc_minloc_float,
     acc_maxloc_double,
     acc_minloc_double,
+    acc_add_ldouble,
 };
+_Static_assert(sizeof(acc_loops) / sizeof(acc_loops[0]) == ACC_LOOP_LDOUBLE + 1,
+               "acc_loops and its indices disagree");
 
 /* The index of the MAXLOC or MINLOC loop for pairs of type @p map (Open
  * MPI's op map) and @p size bytes, or 0 (the pairs with padding, and the
@@ -721,8 +719,12 @@ static int acc_loop_pick(ompi_op_t *op, ompi_datatype_t *basic, size_t size)
     if (OMPI_OP_MAXLOC == op->op_type || OMPI_OP_MINLOC == op->op_type) {
         return acc_loc_pick(op, map, size);
     }
+    if (OMPI_OP_SUM == op->op_type && OMPI_OP_BASE_TYPE_LONG_DOUBLE == map &&
+        sizeof(long double) == size) {
+        return ACC_LOOP_LDOUBLE;
+    }
     if (1 != size && 2 != size && 4 != size && 8 != size) {
-        return 0; /* long double, complex: Open MPI's reduction */
+        return 0; /* complex: Open MPI's reduction */
     }
     if (OMPI_OSC_NEWRMA_ACC_FAST_ADD <= fast && fast <= OMPI_OSC_NEWRMA_ACC_FAST_XOR) {
         return ACC_LOOP_INTS + 4 * (fast - OMPI_OSC_NEWRMA_ACC_FAST_ADD) + width;
@@ -884,6 +886,14 @@ static acc_pad_loop_fn_t acc_pad_loop(ompi_op_t *op, ompi_datatype_t *basic)
     return ACC_PLAN_PAIRS == acc_plan_of(op, basic, &plan) ? acc_pad_loops[plan.p.loop] : NULL;
 }
 
+/* Elements of @p size bytes in @p bytes: a shift where @p size is a power
+ * of two (every type the plan serves but the padded pairs), where the
+ * division was the slowest instruction of a small accumulate. */
+static inline size_t acc_count(size_t bytes, size_t size)
+{
+    return 0 == (size & (size - 1)) ? bytes >> __builtin_ctzl(size) : bytes / size;
+}
+
 /* One contiguous piece of a plain window's access, under the lock. */
 static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx)
 {
@@ -902,9 +912,9 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
             memcpy(t, o, len);
         }
     } else if (NULL != w->loop) {
-        w->loop(t, o, len / w->size);
+        w->loop(t, o, acc_count(len, w->size));
     } else {
-        ompi_op_reduce(a->op, (void *) o, t, len / w->size, a->basic);
+        ompi_op_reduce(a->op, (void *) o, t, acc_count(len, w->size), a->basic);
     }
     return OMPI_SUCCESS;
 }
@@ -913,7 +923,7 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t bytes, volatile int32_t *lock)
 {
-    bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
     acc_plan_t plan = {0};
 
     if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
@@ -931,12 +941,12 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     } else if (ACC_ONE_NONE != plan.p.one && bytes == plan.p.size) {
         acc_one_apply((acc_one_t) plan.p.one, target, origin);
     } else if (0 != plan.p.loop) {
-        acc_loops[plan.p.loop](target, origin, bytes / plan.p.size);
+        acc_loops[plan.p.loop](target, origin, acc_count(bytes, plan.p.size));
     } else {
-        /* MAX, MIN, PROD, the logical ops, MAXLOC pairs with padding, long
-         * double and complex SUM: one call over the block, where the full way took
-         * 7 times osc/rdma's time for 4096 long doubles */
-        ompi_op_reduce(op, (void *) origin, target, bytes / plan.p.size, basic);
+        /* MAX, MIN, PROD, the logical ops, complex SUM: one call over the
+         * block, where the full way took 7 times osc/rdma's time for 4096
+         * long doubles */
+        ompi_op_reduce(op, (void *) origin, target, acc_count(bytes, plan.p.size), basic);
     }
     acc_unlock(lock);
     return true;
@@ -946,7 +956,7 @@ bool ompi_osc_newrma_acc_padded(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t count, volatile int32_t *lock)
 {
-    bool replace = acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
     acc_pad_loop_fn_t loop = NULL;
     acc_plan_t plan;
     ompi_osc_newrma_dtype_pair_t l;

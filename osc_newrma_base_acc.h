@@ -58,6 +58,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ompi/op/op.h"
+
 #include "osc_newrma_base_types.h"
 
 struct ompi_datatype_t;
@@ -73,11 +75,18 @@ int ompi_osc_newrma_acc_check(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *
                               struct ompi_datatype_t *origin_dt, struct ompi_datatype_t *target_dt,
                               struct ompi_datatype_t *result_dt, struct ompi_datatype_t **basic_p);
 
-/** True for MPI_NO_OP (no origin data travels). */
-bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op);
+/** True for MPI_NO_OP (no origin data travels).  In line, as the next:
+ * every accumulate-class call asks both. */
+static inline bool ompi_osc_newrma_acc_is_no_op(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_no_op.op == op;
+}
 
 /** True for MPI_REPLACE. */
-bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op);
+static inline bool ompi_osc_newrma_acc_is_replace(struct ompi_op_t *op)
+{
+    return &ompi_mpi_op_replace.op == op;
+}
 
 /**
  * Take the accumulate lock @p lock (a word of the target's lock segment)
