@@ -84,6 +84,66 @@ static int dtype_convertor_at(opal_convertor_t *conv, bool send, struct ompi_dat
     return ret;
 }
 
+/* Room for at least one predefined element: the largest, MPI_C_LONG_DOUBLE_COMPLEX, has 32 bytes.
+ */
+#define DTYPE_ELEMENT_ROOM 64
+
+/* Up to @p want bytes of @p conv's stream packed to @p out; *@p got_p
+ * those it packed. */
+static int dtype_pack_step(opal_convertor_t *conv, char *out, size_t want, size_t *got_p)
+{
+    struct iovec iov = {.iov_base = out, .iov_len = want};
+    uint32_t iov_count = 1;
+
+    *got_p = want;
+    return opal_convertor_pack(conv, &iov, &iov_count, got_p) < 0 ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+/* Stream bytes [@p offset, @p offset + @p len) packed to @p dst by @p conv,
+ * set to @p offset (dtype_convertor_at).  Open MPI's convertor packs whole
+ * predefined elements only: set inside one, it stands at the element's
+ * start (its position, below @p offset), and it stops before one that
+ * does not fit.  So a range that cuts elements (a piece boundary inside a
+ * 6-byte MPI_SHORT_INT) packs its first and last elements whole into a
+ * small buffer and takes their part; a GET of 100000 MPI_SHORT_INT over
+ * UCX, unpacked from its bounce buffer in pieces, failed at the first
+ * cut. */
+static int dtype_pack_cut(opal_convertor_t *conv, size_t offset, char *dst, size_t len)
+{
+    char element[DTYPE_ELEMENT_ROOM];
+    size_t skip = offset - conv->bConverted, done = 0, got; /* where set_position left it */
+    int ret = OMPI_SUCCESS;
+
+    if (0 != skip) { /* the head: the element that holds @p offset */
+        ret = dtype_pack_step(conv, element, sizeof(element), &got);
+        if (OMPI_SUCCESS == ret && got <= skip) {
+            ret = OMPI_ERROR; /* past the data */
+        }
+        if (OMPI_SUCCESS == ret) {
+            done = got - skip < len ? got - skip : len;
+            memcpy(dst, element + skip, done);
+        }
+    }
+    while (OMPI_SUCCESS == ret && done < len) {
+        ret = dtype_pack_step(conv, dst + done, len - done, &got);
+        if (OMPI_SUCCESS != ret || 0 != got) {
+            done += got;
+            continue;
+        }
+        /* the tail: an element that does not fit whole */
+        ret = dtype_pack_step(conv, element, sizeof(element), &got);
+        if (OMPI_SUCCESS == ret && 0 == got) {
+            ret = OMPI_ERROR; /* past the data */
+        }
+        if (OMPI_SUCCESS == ret) {
+            got = got < len - done ? got : len - done;
+            memcpy(dst + done, element, got);
+            done += got;
+        }
+    }
+    return ret;
+}
+
 /* Bytes [@p offset, @p offset + @p len) of @p count @p dt lie in one
  * block, starting @p *lb_p bytes from the buffer: copied by
  * ompi_osc_newrma_copy, not by the datatype engine's memcpy, which met
@@ -229,9 +289,6 @@ static bool dtype_pairs_range(struct ompi_datatype_t *dt, int count, char *mem, 
 int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_datatype_t *dt, int count,
                                   size_t offset, size_t len)
 {
-    struct iovec iov = {.iov_base = dst, .iov_len = len};
-    uint32_t iov_count = 1;
-    size_t max_data = len;
     opal_convertor_t conv;
     ompi_osc_newrma_dtype_vector_t v;
     ptrdiff_t lb;
@@ -249,11 +306,11 @@ int ompi_osc_newrma_dtype_pack_at(void *dst, const void *src, struct ompi_dataty
         return OMPI_SUCCESS;
     }
     ret = dtype_convertor_at(&conv, true, dt, count, src, offset);
-    if (OPAL_SUCCESS == ret && opal_convertor_pack(&conv, &iov, &iov_count, &max_data) < 0) {
-        ret = OMPI_ERROR;
+    if (OPAL_SUCCESS == ret) {
+        ret = dtype_pack_cut(&conv, offset, (char *) dst, len);
     }
     OBJ_DESTRUCT(&conv);
-    return (OMPI_SUCCESS == ret && max_data != len) ? OMPI_ERROR : ret;
+    return ret;
 }
 
 int ompi_osc_newrma_dtype_unpack_at(void *dst, struct ompi_datatype_t *dt, int count, size_t offset,
