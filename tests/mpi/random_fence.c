@@ -23,7 +23,11 @@
  * overlap other SUMs: commutative, so the result is order-independent) and
  * MPI_Get_accumulate with SUM, BXOR, REPLACE or NO_OP on regions nobody
  * else touches in the epoch; their fetched results are compared as well.
- * Every other NO_OP leaves its origin empty (NULL, 0, MPI_BYTE).
+ * Every other NO_OP leaves its origin empty (NULL, 0, MPI_BYTE).  One in
+ * five of their PUTs, GETs and GET_ACCUMULATEs (REPLACE or NO_OP) then
+ * moves MPI_SHORT_INT pairs on both sides (a short, two bytes of padding
+ * and an int, over two ints of the window): a type with gaps, which no
+ * access may write.
  *
  * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc]
  */
@@ -43,20 +47,26 @@ enum { K_GET, K_PUT, K_ACC, K_GACC };
 
 typedef struct {
     int origin, target, kind, gop; /* gop: GET_ACCUMULATE's op */
-    int tkind, okind;              /* 0 contiguous ints, 1 vector of ints */
+    int tkind, okind;              /* 0 contiguous ints, 1 vector of ints, 2 MPI_SHORT_INT pairs */
     int count;                     /* ints moved */
     int tblk, tstride;             /* target vector block length and stride (ints) */
     int oblk, ostride;
     MPI_Aint toff; /* target byte offset */
 } rop_t;
 
+enum { T_CONTIG, T_VECTOR, T_PAIRS };
+
 static MPI_Datatype make_type(int kind, int count, int blk, int stride, int *dcount)
 {
     MPI_Datatype dt;
 
-    if (0 == kind) {
+    if (T_CONTIG == kind) {
         *dcount = count;
         return MPI_INT;
+    }
+    if (T_PAIRS == kind) { /* 8 bytes each: two of the count's ints */
+        *dcount = count / 2;
+        return MPI_SHORT_INT;
     }
     MPI_Type_vector(count / blk, blk, stride, MPI_INT, &dt);
     MPI_Type_commit(&dt);
@@ -66,16 +76,16 @@ static MPI_Datatype make_type(int kind, int count, int blk, int stride, int *dco
 
 static int footprint_ints(int kind, int count, int blk, int stride)
 {
-    return 0 == kind ? count : (count / blk - 1) * stride + blk;
+    return T_VECTOR != kind ? count : (count / blk - 1) * stride + blk;
 }
 
 /* byte owner map per target: 0 free, 1 read by GETs, 2 owned by one PUT or
  * GET_ACCUMULATE, 3 summed by ACCUMULATEs */
 static int claim(unsigned char *map, const rop_t *op)
 {
-    int nblk = 0 == op->tkind ? 1 : op->count / op->tblk;
-    int blk = 0 == op->tkind ? op->count : op->tblk;
-    int stride = 0 == op->tkind ? 0 : op->tstride;
+    int nblk = T_VECTOR != op->tkind ? 1 : op->count / op->tblk;
+    int blk = T_VECTOR != op->tkind ? op->count : op->tblk;
+    int stride = T_VECTOR != op->tkind ? 0 : op->tstride;
     unsigned char mark = K_GET == op->kind ? 1 : K_ACC == op->kind ? 3 : 2;
 
     for (int pass = 0; pass < 2; ++pass) {
@@ -224,6 +234,11 @@ static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc)
     op->tstride = op->tblk + 1 + (int) (rng() % 3);
     op->ostride = op->oblk + (int) (rng() % 3);
     op->count = op->tblk * op->oblk * (1 + (int) (rng() % (rng() % 4 == 0 ? 200 : 12)));
+    if (acc && K_ACC != op->kind && 0 == rng() % 5) {
+        op->tkind = op->okind = T_PAIRS;
+        op->count += op->count & 1;
+        op->gop = 2 + op->gop % 2; /* REPLACE or NO_OP: no arithmetic on pairs */
+    }
     int span = footprint_ints(op->tkind, op->count, op->tblk, op->tstride) * 4;
     if (span >= WIN_BYTES) {
         return 0;
@@ -311,10 +326,12 @@ int main(int argc, char **argv)
                 res[i] = malloc(sizeof(int) * op->count);
                 memset(res[i], 0xCD, sizeof(int) * op->count);
                 /* every other MPI_NO_OP without an origin, as ARMCI-MPI reads */
-                int bare = MPI_NO_OP == gops[op->gop] && (i & 1);
+                int bare = MPI_NO_OP == gops[op->gop] && (i & 1), rcount;
+                MPI_Datatype rdt =
+                    make_type(T_PAIRS == op->tkind ? T_PAIRS : T_CONTIG, op->count, 1, 1, &rcount);
                 MPI_CHECK(MPI_Get_accumulate(bare ? NULL : bufs[i], bare ? 0 : ocount,
-                                             bare ? MPI_BYTE : odt, res[i], op->count, MPI_INT,
-                                             op->target, disp, tcount, tdt, gops[op->gop], w.win));
+                                             bare ? MPI_BYTE : odt, res[i], rcount, rdt, op->target,
+                                             disp, tcount, tdt, gops[op->gop], w.win));
             } else if (K_PUT == op->kind) {
                 mtest_fill(bufs[i], olen, (uint32_t) (seed * 31 + e * 1009 + i));
                 MPI_CHECK(MPI_Put(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
@@ -324,9 +341,9 @@ int main(int argc, char **argv)
                 MPI_CHECK(MPI_Get(bufs[i], ocount, odt, op->target, w.disp0[op->target] + op->toff,
                                   tcount, tdt, w.win));
             }
-            if (MPI_INT != odt)
+            if (T_VECTOR == op->okind)
                 MPI_Type_free(&odt);
-            if (MPI_INT != tdt)
+            if (T_VECTOR == op->tkind)
                 MPI_Type_free(&tdt);
             if (SYNC_LOCK == sync || SYNC_LOCKALL == sync) {
                 passive_flush(sync, w.win, op->target);
