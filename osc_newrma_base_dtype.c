@@ -84,8 +84,8 @@ static int dtype_convertor_at(opal_convertor_t *conv, bool send, struct ompi_dat
     return ret;
 }
 
-/* Room for at least one predefined element: the largest, MPI_C_LONG_DOUBLE_COMPLEX, has 32 bytes.
- */
+/* Room for one predefined element at least (the largest, a long double
+ * complex, has 32 bytes). */
 #define DTYPE_ELEMENT_ROOM 64
 
 /* Up to @p want bytes of @p conv's stream packed to @p out; *@p got_p

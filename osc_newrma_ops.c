@@ -1940,8 +1940,9 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
  * rma_fast's contiguity turns away: @p count elements at the type's extent
  * each side.  The full way packed and unpacked them through Open MPI's
  * convertor five times: MPI_MAXLOC of 32768 MPI_DOUBLE_INT + flush took
- * 790 us against osc/rdma's 23.  Out of line: the contiguous types' fast
- * path does not carry it. */
+ * 790 us against osc/rdma's 23.  In line: asked only for gapped types
+ * (acc_gapped, first), it adds nothing to the contiguous types' path, and
+ * its call with 13 arguments was 48 of a lone pair's 400 instructions. */
 static inline __opal_attribute_always_inline__ bool
 acc_fast_padded(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
                 const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,

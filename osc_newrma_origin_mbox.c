@@ -68,6 +68,18 @@ static bool mbox_pairs(const ompi_osc_newrma_op_t *op)
            op->target_dt == op->acc_basic && ompi_osc_newrma_dtype_pair(op->acc_basic, &l);
 }
 
+/* Where the access starts in its target layout (*@p toff_p): a contiguous
+ * one's block, or pairs laid out as their type (@p pairs, mbox_pairs),
+ * whose lower bound is 0; false for any other layout. */
+static bool mbox_target_at(const ompi_osc_newrma_op_t *op, bool pairs, ptrdiff_t *toff_p)
+{
+    if (pairs) {
+        *toff_p = 0;
+        return true;
+    }
+    return ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p);
+}
+
 /* Alone at its target (osc_newrma_op_lone) with nothing before it
  * unacknowledged: no packet without its RMA_DONE_ACK, no RDMA write or UCX
  * atomic unflushed, so it overtakes nothing.  A packet round trip costs both
@@ -82,9 +94,7 @@ static bool mbox_wanted(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target
            (area || pairs ? op->bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES
                           : ompi_osc_newrma_mbox_fits(op->kind, op->acc_op, op->bytes)) &&
            !target->needs_rma_done && ompi_osc_newrma_op_lone(target, op) &&
-           0 == *ompi_osc_newrma_ack_counter(module, target) &&
-           (pairs ? (*toff_p = 0, true)
-                  : ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, toff_p));
+           0 == *ompi_osc_newrma_ack_counter(module, target) && mbox_target_at(op, pairs, toff_p);
 }
 
 /* What the access puts in the slot (of window rank @p rank's mailbox): its
