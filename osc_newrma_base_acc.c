@@ -155,10 +155,7 @@ ompi_osc_newrma_acc_fast_t ompi_osc_newrma_acc_fast(ompi_op_t *op, ompi_datatype
     }
 }
 
-/* Elements stored as they travel, without padding (not MPI_DOUBLE_INT and
- * the other pairs of mixed widths): under the accumulate lock they are
- * reduced in place. */
-static bool acc_in_place(ompi_datatype_t *basic)
+bool ompi_osc_newrma_acc_in_place(ompi_datatype_t *basic)
 {
     ptrdiff_t lb, extent;
     size_t size;
@@ -174,7 +171,8 @@ static bool acc_lock_free(ompi_datatype_t *basic)
     size_t size;
 
     ompi_datatype_type_size(basic, &size);
-    return acc_in_place(basic) && (1 == size || 2 == size || 4 == size || 8 == size);
+    return ompi_osc_newrma_acc_in_place(basic) &&
+           (1 == size || 2 == size || 4 == size || 8 == size);
 }
 
 typedef struct {
@@ -833,7 +831,7 @@ static volatile uint32_t acc_plans[OMPI_OP_NUM_OF_TYPES][OMPI_DATATYPE_MAX_PREDE
 static uint32_t acc_plan_make(ompi_op_t *op, ompi_datatype_t *basic)
 {
     acc_plan_t plan = {.p = {ACC_PLAN_NOT, 0, ACC_ONE_NONE, 0}};
-    bool in_place = acc_in_place(basic);
+    bool in_place = ompi_osc_newrma_acc_in_place(basic);
     char *msg = NULL;
     ompi_osc_newrma_dtype_pair_t l;
     size_t size;
@@ -919,6 +917,16 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     return OMPI_SUCCESS;
 }
 
+/* What acc_contig and acc_padded leave to the full path whatever the type:
+ * no op, a CAS, MPI_NO_OP in MPI_Accumulate (the fetching forms only: the
+ * full path says so). */
+static inline bool acc_direct_refused(ompi_osc_newrma_op_kind_t kind, const struct ompi_op_t *op,
+                                      bool no_op)
+{
+    return NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind ||
+           (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind);
+}
+
 bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t bytes, volatile int32_t *lock)
@@ -926,9 +934,9 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
     acc_plan_t plan = {0};
 
-    if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
-        (replace || no_op ? !acc_in_place(basic) : !acc_plan(op, basic, &plan))) {
-        return false; /* MPI_NO_OP is for the fetching forms only: the full path says so */
+    if (acc_direct_refused(kind, op, no_op) ||
+        (replace || no_op ? !ompi_osc_newrma_acc_in_place(basic) : !acc_plan(op, basic, &plan))) {
+        return false;
     }
     acc_lock(lock);
     if (NULL != result) {
@@ -961,8 +969,8 @@ bool ompi_osc_newrma_acc_padded(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
     acc_plan_t plan;
     ompi_osc_newrma_dtype_pair_t l;
 
-    if (NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind || (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind) ||
-        0 == count || !ompi_osc_newrma_dtype_pair(basic, &l)) {
+    if (acc_direct_refused(kind, op, no_op) || 0 == count ||
+        !ompi_osc_newrma_dtype_pair(basic, &l)) {
         return false;
     }
     if (!replace && !no_op) {
@@ -1033,7 +1041,7 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
     }
     /* only acc_apply_plain's reductions read an origin in the target's layout */
     if (a->origin_in_layout && (!a->plain || NULL != a->compare || NULL == a->origin ||
-                                acc_moves(a) || !acc_in_place(a->basic))) {
+                                acc_moves(a) || !ompi_osc_newrma_acc_in_place(a->basic))) {
         return OMPI_ERR_BAD_PARAM;
     }
     /* elements CPU atomics cannot update take the lock under either rule */
@@ -1044,7 +1052,7 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a)
         acc_unlock(a->lock);
         return ret;
     }
-    if (locked && acc_in_place(a->basic)) {
+    if (locked && ompi_osc_newrma_acc_in_place(a->basic)) {
         return acc_apply_plain(&w);
     }
     if (locked) {

@@ -173,6 +173,12 @@ bool ompi_osc_newrma_acc_cas_contig(struct ompi_datatype_t *basic, char *target,
 /** True for the integer types (C and Fortran, every width). */
 bool ompi_osc_newrma_acc_integer(struct ompi_datatype_t *basic);
 
+/** True for elements stored as they travel, without padding (not
+ * MPI_DOUBLE_INT and the other pairs of mixed widths): under the
+ * accumulate lock they are reduced in place, and an origin in the
+ * target's layout can be read where it lies. */
+bool ompi_osc_newrma_acc_in_place(struct ompi_datatype_t *basic);
+
 /** Ops a single CPU (or UCX) atomic performs on an integer element. */
 typedef enum {
     OMPI_OSC_NEWRMA_ACC_FAST_NONE = 0, /* compare-exchange loop around the reduction */

@@ -502,17 +502,9 @@ static int acc_side_part(const acc_side_t *s, size_t off, size_t len, bool pack,
  * padding. */
 static bool acc_origin_in_layout(const rma_args_t *a)
 {
-    ptrdiff_t lb, extent;
-    size_t size;
-
-    if (a->origin_dt != a->target_dt || a->origin_count != a->target_count ||
-        NULL != a->compare_addr || NULL == a->op || ompi_osc_newrma_acc_is_replace(a->op) ||
-        ompi_osc_newrma_acc_is_no_op(a->op)) {
-        return false;
-    }
-    ompi_datatype_type_size(a->basic, &size);
-    ompi_datatype_get_extent(a->basic, &lb, &extent);
-    return (size_t) extent == size && 0 == lb;
+    return a->origin_dt == a->target_dt && a->origin_count == a->target_count &&
+           NULL == a->compare_addr && NULL != a->op && !ompi_osc_newrma_acc_is_replace(a->op) &&
+           !ompi_osc_newrma_acc_is_no_op(a->op) && ompi_osc_newrma_acc_in_place(a->basic);
 }
 
 /* The accumulate applied in place, atomically per element, with the

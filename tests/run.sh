@@ -171,23 +171,21 @@ random_reference() { # np limit flavor epochs sync acc ref
 
 run_random() { # np limit variant log flavor epochs sync [acc]
     local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 acc=$8 ref=pt2pt rc
+    local refsync=$sync refflavor=$flavor
     # osc/pt2pt 4.1.4 hangs in some passive epochs of this tester: compare
     # passive epochs with osc/rdma instead; neither has shared windows
     [ "$sync" != fence ] && ref=rdma
-    # ... except with accumulates (osc/rdma 4.1.4 leaves wrong sums in
-    # lock_all epochs): the program's results do not depend on how its
-    # epochs are synchronized, so the reference runs it in fence epochs
-    local refsync=$sync
-    [ -n "$acc" ] && [ "$sync" != fence ] && ref=pt2pt && refsync=fence
-    # PSCW epochs: the same reasoning; osc/pt2pt's PSCW is not the reference
+    # PSCW epochs: the program's results do not depend on how its epochs
+    # are synchronized, so the reference runs it in fence epochs (osc/pt2pt's
+    # PSCW is not the reference)
     [ "$sync" = pscw ] && ref=pt2pt && refsync=fence
-    # ... and with accumulates, whose programs move MPI_SHORT_INT pairs,
-    # osc/sm on a shared window (the results do not depend on the flavor):
-    # osc/pt2pt 4.1.4 unpacks an accumulate's packed pairs (6 bytes each)
-    # at the type's extent (8) into a buffer of the packed size, a heap
+    # with accumulates, the same in fence epochs, under osc/sm on a shared
+    # window (the results do not depend on the flavor either): osc/rdma
+    # 4.1.4 leaves wrong sums in lock_all epochs, and osc/pt2pt 4.1.4
+    # unpacks an accumulate's packed MPI_SHORT_INT pairs (6 bytes each) at
+    # the type's extent (8) into a buffer of the packed size, a heap
     # overflow ASan reports in its fence
-    local refflavor=$flavor
-    [ -n "$acc" ] && ref=sm && refflavor=shared
+    [ -n "$acc" ] && ref=sm && refsync=fence && refflavor=shared
     [ "$flavor" = shared ] && ref=sm
     local out="$bindir/random/$flavor.$sync$acc.$np.$variant"; mkdir -p "$bindir/random"
     mkdir -p "$bindir/random-ref"

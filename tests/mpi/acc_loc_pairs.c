@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "mtest.h"
+#include "pair_types.h"
 
 /* How a pair type's value and index are stored. */
 typedef enum { V_INT, V_SHORT, V_LONG, V_FLOAT, V_DOUBLE, V_LDOUBLE } vkind_t;
@@ -35,23 +36,6 @@ typedef struct {
     size_t stride; /* the C struct's size: the type's extent */
     size_t size;   /* its data bytes: 0 where the type differs here */
 } pair_t;
-
-typedef struct {
-    short v;
-    int k;
-} short_int_t;
-typedef struct {
-    long v;
-    int k;
-} long_int_t;
-typedef struct {
-    double v;
-    int k;
-} double_int_t;
-typedef struct {
-    long double v;
-    int k;
-} ldouble_int_t;
 
 #define NPAIRS 9
 static pair_t pairs[NPAIRS];
@@ -81,8 +65,8 @@ static void pairs_init(void)
          sizeof(long) + sizeof(int)},
         {"MPI_DOUBLE_INT", MPI_DOUBLE_INT, V_DOUBLE, V_INT, offsetof(double_int_t, k),
          sizeof(double_int_t), sizeof(double) + sizeof(int)},
-        {"MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT, V_LDOUBLE, V_INT, offsetof(ldouble_int_t, k),
-         sizeof(ldouble_int_t), 0},
+        {"MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT, V_LDOUBLE, V_INT,
+         offsetof(long_double_int_t, k), sizeof(long_double_int_t), 0},
     };
 
     for (int p = 0; p < NPAIRS; ++p) {
@@ -302,7 +286,7 @@ int main(int argc, char **argv)
     mtest_start(&argc, &argv, &me, &nprocs, &sync, &unused, &unused);
     gacc = argc > 3 && 0 == strcmp(argv[3], "gacc");
     pairs_init();
-    mtest_win_create(&w, argc > 1 ? argv[1] : "allocate", OFFSET + sizeof(ldouble_int_t) * MAXN,
+    mtest_win_create(&w, argc > 1 ? argv[1] : "allocate", OFFSET + sizeof(long_double_int_t) * MAXN,
                      MPI_INFO_NULL, MPI_COMM_WORLD);
     for (int p = 0; p < NPAIRS; ++p) {
         if (0 == pairs[p].size) {

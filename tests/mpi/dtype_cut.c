@@ -21,13 +21,9 @@
 #include <string.h>
 
 #include "mtest.h"
+#include "pair_types.h"
 
 #define GUARD 0xee
-
-typedef struct {
-    short v;
-    int k;
-} short_int_t;
 
 typedef struct {
     char c;

@@ -22,6 +22,7 @@
 #include "opal/runtime/opal.h"
 
 #include "osc_newrma_base_dtype.h"
+#include "../mpi/pair_types.h"
 #include "unit.h"
 
 #define PAIRS 37
@@ -32,23 +33,6 @@ typedef struct {
     struct ompi_datatype_t *dt;
     size_t vsize, koff, extent;
 } pair_case_t;
-
-typedef struct {
-    short v;
-    int k;
-} short_int_t;
-typedef struct {
-    long v;
-    int k;
-} long_int_t;
-typedef struct {
-    double v;
-    int k;
-} double_int_t;
-typedef struct {
-    long double v;
-    int k;
-} long_double_int_t;
 
 /* Memory of @p n pairs: each value's bytes and index set from the pair's
  * number, the padding GUARD. */
