@@ -95,7 +95,18 @@ static void scalar_set(vkind_t kind, char *at, double x)
     short h = (short) x;
     long l = (long) x;
     float f = (float) x;
-    long double ld = x;
+    /* its bytes zeroed first, through volatile so that the zeroing stays:
+     * an x87 long double's store writes 10 of its 16 bytes, and all 16
+     * travel (valgrind reports the other 6 in the component's sends) */
+    volatile union {
+        long double v;
+        unsigned char b[sizeof(long double)];
+    } ld;
+
+    for (size_t b = 0; b < sizeof(ld.b); ++b) {
+        ld.b[b] = 0;
+    }
+    ld.v = x;
 
     switch (kind) {
         case V_INT:
@@ -114,7 +125,7 @@ static void scalar_set(vkind_t kind, char *at, double x)
             memcpy(at, &x, sizeof(x));
             break;
         default:
-            memcpy(at, &ld, sizeof(ld));
+            memcpy(at, (const void *) &ld, sizeof(ld));
     }
 }
 
