@@ -175,6 +175,8 @@ struct ompi_osc_newrma_component_t {
     unsigned long acc_cma_bytes;
     /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
+    /** PUTs of rndv_threshold bytes or more go by rendezvous too (not pipelined packets) */
+    bool rndv_puts;
     /** a small aggregated PUT right after the previous one's bytes joins its record */
     bool puts_join;
     /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:

@@ -191,12 +191,13 @@ static void register_ucx_transfers(void)
                    "info key \"aggregate_threshold\" overrides (default: 32768)",
                    &component.aggregate_threshold, 32768);
     register_ulong("rndv_threshold",
-                   "UCX path: a contiguous PUT or GET that travels as packets (see "
-                   "bulk_packets) and has at least this many bytes goes as one rendezvous "
-                   "active message instead of pipelined packets: UCX places the data straight "
-                   "in the target's window (PUT) or the origin's buffer (GET), without the "
-                   "receiver's copy out of its receive buffer; later packets of the same origin "
-                   "wait at the target until the data is there.  To a peer reached over TCP an "
+                   "UCX path: a contiguous GET (and, with rndv_puts, PUT) that travels as "
+                   "packets (see bulk_packets) and has at least this many bytes goes as one "
+                   "rendezvous active message instead of pipelined packets: UCX places the data "
+                   "straight in the origin's buffer (GET) or the target's window (PUT), without "
+                   "the receiver's copy out of its receive buffer; later packets of the same "
+                   "origin wait at the target until the data is there.  To a peer reached over "
+                   "TCP an "
                    "MPI_Accumulate, or an MPI_NO_OP read, of as many bytes goes by rendezvous too "
                    "(its operands land in one buffer at the target and are applied from there; a "
                    "read's old values land straight in the result buffer); 0 never; info key "
@@ -214,6 +215,14 @@ static void register_ucx_transfers(void)
                   "operations that come in streams are still aggregated; 0: always aggregated "
                   "(default: 1)",
                   &component.lone_rdma, true);
+    register_bool("rndv_puts",
+                  "UCX path: a contiguous PUT of rndv_threshold bytes or more that travels as "
+                  "packets (see bulk_packets) goes by rendezvous too, as a GET's answer does; "
+                  "0: as pipelined packets of aggregate_bytes each, which the target applies "
+                  "as they arrive (over TCP, interleaved runs of 2026-11-29: a 2 MiB PUT + "
+                  "flush 227-234 us against 293 by rendezvous, 4 MiB 430-442 against 636, "
+                  "bandwidth the same) (default: 0)",
+                  &component.rndv_puts, false);
     register_bool("puts_join",
                   "UCX path: small contiguous PUTs (up to 256 bytes) aggregated for one target "
                   "travel as records of a PUTS packet (16 bytes of header each, where a PUT "

@@ -61,9 +61,11 @@ variant_args() {
         smallaggtcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self \
 --mca osc_newrma_aggregate_bytes 512" ;;
         rndv) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
---mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2" ;;
+--mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2 \
+--mca osc_newrma_rndv_puts 1" ;;
         rndvtcp) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
---mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2 -x UCX_TLS=tcp,self" ;;
+--mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2 \
+--mca osc_newrma_rndv_puts 1 -x UCX_TLS=tcp,self" ;;
         bulk) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
 --mca osc_newrma_aggregate_bytes 8192 --mca osc_newrma_aggregate_threshold 1024" ;;
         async) echo "--mca osc_newrma_shm 0 --mca osc_newrma_async_progress 1" ;;
