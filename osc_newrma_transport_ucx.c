@@ -236,14 +236,18 @@ static char *ucx_printed(ucx_print_fn_t print, void *obj)
  * unless the user chose (UCX_MAX_RNDV_RAILS); a fabric keeps its rails. */
 #define UCX_WANT_TCP_SEGMENT  0x1
 #define UCX_WANT_ONE_TCP_RAIL 0x2
-/* Where TCP is the only network, a rendezvous (PUTs and GETs from
- * rndv_threshold on) moves its data by put_zcopy, the sender pushing it
- * once the receiver has answered.  PUT + flush of 2 MiB was 1.3-1.5 times
- * faster so than by get_zcopy (the receiver pulling) on both days measured;
- * GETs won by get_zcopy on one day, by put_zcopy on the other (README,
- * Rendezvous).  Set rather than left to "auto", which UCX resolves per
- * version. */
-#define UCX_WANT_TCP_RNDV_PUT 0x4
+/* Where TCP is the only network, a rendezvous (GET answers, MPI_NO_OP
+ * reads and accumulates from rndv_threshold on; PUTs with rndv_puts) moves
+ * its data by get_zcopy, the receiver pulling it.  By put_zcopy, a push
+ * from a process waiting in an epoch's synchronization (an origin's
+ * operands in a flush, a target's answer in a fence or PSCW) took 1.1-1.4
+ * times as long in two sets of interleaved runs on 2026-11-29 (2 MiB
+ * accumulate + flush 396-405 against 334-368 us, GET under fence 435-448
+ * against 327-334), a push from one in a barrier 0.9 times (GET + flush
+ * 296-304 against 327-341); on 2026-11-27 put_zcopy had won where PUTs
+ * went by rendezvous too (README, Rendezvous).  Set rather than left to
+ * "auto", which UCX resolves per version. */
+#define UCX_WANT_TCP_RNDV_SCHEME 0x4
 
 static unsigned ucx_wanted_keys(void)
 {
@@ -256,7 +260,7 @@ static unsigned ucx_wanted_keys(void)
         keys |= UCX_WANT_ONE_TCP_RAIL;
     }
     if (!ucx_user_set("RNDV_SCHEME")) {
-        keys |= UCX_WANT_TCP_RNDV_PUT;
+        keys |= UCX_WANT_TCP_RNDV_SCHEME;
     }
     return keys;
 }
@@ -292,7 +296,7 @@ static unsigned ucx_context_keys(ucp_context_h context, unsigned wanted)
         wanted &= ~(unsigned) UCX_WANT_TCP_SEGMENT;
     }
     if (0 == tcp || other > 0) {
-        wanted &= ~(unsigned) UCX_WANT_TCP_RNDV_PUT;
+        wanted &= ~(unsigned) UCX_WANT_TCP_RNDV_SCHEME;
     }
     if (tcp < 2 || other > 0) {
         wanted &= ~(unsigned) UCX_WANT_ONE_TCP_RAIL;
@@ -324,8 +328,8 @@ static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *
     if (UCS_OK == status && (keys & UCX_WANT_ONE_TCP_RAIL)) {
         status = ucx_config_set(config, "MAX_RNDV_RAILS", "1");
     }
-    if (UCS_OK == status && (keys & UCX_WANT_TCP_RNDV_PUT)) {
-        status = ucx_config_set(config, "RNDV_SCHEME", "put_zcopy");
+    if (UCS_OK == status && (keys & UCX_WANT_TCP_RNDV_SCHEME)) {
+        status = ucx_config_set(config, "RNDV_SCHEME", "get_zcopy");
     }
     if (UCS_OK == status && ucx_want_cpu_atomics()) {
         status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
@@ -372,7 +376,7 @@ static int ucx_create_context(bool thread_multiple)
                        "rendezvous scheme %s",
                        (keys & UCX_WANT_TCP_SEGMENT) ? "sized" : "left alone",
                        (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone",
-                       (keys & UCX_WANT_TCP_RNDV_PUT) ? "put_zcopy" : "left alone");
+                       (keys & UCX_WANT_TCP_RNDV_SCHEME) ? "get_zcopy" : "left alone");
     return ret;
 }
 
