@@ -99,47 +99,49 @@ static int dtype_pack_step(opal_convertor_t *conv, char *out, size_t want, size_
     return opal_convertor_pack(conv, &iov, &iov_count, got_p) < 0 ? OMPI_ERROR : OMPI_SUCCESS;
 }
 
+/* The part of the elements @p conv packs next (up to DTYPE_ELEMENT_ROOM
+ * bytes of them) from byte @p skip on, at most @p room bytes of it, to
+ * @p dst; *@p got_p those bytes.  An error when nothing lies past @p skip
+ * (past the data). */
+static int dtype_pack_part(opal_convertor_t *conv, size_t skip, char *dst, size_t room,
+                           size_t *got_p)
+{
+    char element[DTYPE_ELEMENT_ROOM];
+    size_t got;
+    int ret = dtype_pack_step(conv, element, sizeof(element), &got);
+
+    if (OMPI_SUCCESS != ret || got <= skip) {
+        return OMPI_SUCCESS != ret ? ret : OMPI_ERROR;
+    }
+    *got_p = got - skip < room ? got - skip : room;
+    memcpy(dst, element + skip, *got_p);
+    return OMPI_SUCCESS;
+}
+
 /* Stream bytes [@p offset, @p offset + @p len) packed to @p dst by @p conv,
  * set to @p offset (dtype_convertor_at).  Open MPI's convertor packs whole
  * predefined elements only: set inside one, it stands at the element's
  * start (its position, below @p offset), and it stops before one that
  * does not fit.  So a range that cuts elements (a piece boundary inside a
  * 6-byte MPI_SHORT_INT) packs its first and last elements whole into a
- * small buffer and takes their part; a GET of 100000 MPI_SHORT_INT over
- * UCX, unpacked from its bounce buffer in pieces, failed at the first
- * cut. */
+ * small buffer and takes their part (dtype_pack_part); a GET of 100000
+ * MPI_SHORT_INT over UCX, unpacked from its bounce buffer in pieces,
+ * failed at the first cut. */
 static int dtype_pack_cut(opal_convertor_t *conv, size_t offset, char *dst, size_t len)
 {
-    char element[DTYPE_ELEMENT_ROOM];
     size_t skip = offset - conv->bConverted, done = 0, got; /* where set_position left it */
     int ret = OMPI_SUCCESS;
 
     if (0 != skip) { /* the head: the element that holds @p offset */
-        ret = dtype_pack_step(conv, element, sizeof(element), &got);
-        if (OMPI_SUCCESS == ret && got <= skip) {
-            ret = OMPI_ERROR; /* past the data */
-        }
-        if (OMPI_SUCCESS == ret) {
-            done = got - skip < len ? got - skip : len;
-            memcpy(dst, element + skip, done);
-        }
+        ret = dtype_pack_part(conv, skip, dst, len, &done);
     }
     while (OMPI_SUCCESS == ret && done < len) {
         ret = dtype_pack_step(conv, dst + done, len - done, &got);
-        if (OMPI_SUCCESS != ret || 0 != got) {
-            done += got;
-            continue;
-        }
-        /* the tail: an element that does not fit whole */
-        ret = dtype_pack_step(conv, element, sizeof(element), &got);
         if (OMPI_SUCCESS == ret && 0 == got) {
-            ret = OMPI_ERROR; /* past the data */
+            /* the tail: an element that does not fit whole */
+            ret = dtype_pack_part(conv, 0, dst + done, len - done, &got);
         }
-        if (OMPI_SUCCESS == ret) {
-            got = got < len - done ? got : len - done;
-            memcpy(dst + done, element, got);
-            done += got;
-        }
+        done += OMPI_SUCCESS == ret ? got : 0;
     }
     return ret;
 }
