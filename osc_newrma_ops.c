@@ -659,11 +659,11 @@ static bool rdma_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes)
  * trip (a GET of 32 KiB under PSCW on a create window took 7.7-17 us as a
  * packet and its answer, osc/rdma 6.0-8.0).  @p op NULL: an access packed
  * by the call (rma_packed), never alone, a stream going. */
-static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                            ompi_osc_newrma_op_kind_t kind, size_t bytes,
-                            const ompi_osc_newrma_op_t *op)
+static inline __opal_attribute_always_inline__ bool
+size_as_packets_to(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_peer_t *peer,
+                   ompi_osc_newrma_target_t *target, ompi_osc_newrma_op_kind_t kind, size_t bytes,
+                   const ompi_osc_newrma_op_t *op)
 {
-    const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, target->rank);
     size_t threshold = module->config.aggregate_threshold;
 
     if (0 == threshold) {
@@ -685,6 +685,15 @@ static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
         return false;
     }
     return !(component.lone_rdma && NULL != op && ompi_osc_newrma_op_lone(target, op));
+}
+
+/* size_as_packets_to, @p target's peer looked up */
+static bool size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                            ompi_osc_newrma_op_kind_t kind, size_t bytes,
+                            const ompi_osc_newrma_op_t *op)
+{
+    return size_as_packets_to(module, ompi_osc_newrma_peer(module, target->rank), target, kind,
+                              bytes, op);
 }
 
 static bool op_size_as_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -1258,8 +1267,8 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
  * barrier lets everyone go before each rank has applied the packets its
  * FENCE_DONEs cover: a later epoch's op to @p target waits until it has
  * (an RDMA or a mailbox op would overtake another origin's packets). */
-static bool target_fence_drained(ompi_osc_newrma_module_t *module,
-                                 const ompi_osc_newrma_target_t *target)
+static inline __opal_attribute_always_inline__ bool
+target_fence_drained(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_target_t *target)
 {
     if (!ompi_osc_newrma_shm_indirect(&module->shm) || 0 == module->fence.count) {
         return true;
@@ -1268,8 +1277,10 @@ static bool target_fence_drained(ompi_osc_newrma_module_t *module,
                       (int32_t) module->fence.count) >= 0;
 }
 
-bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
-                                 const ompi_osc_newrma_target_t *target)
+/* ompi_osc_newrma_target_open, in line where a call packs or moves an
+ * access itself (out of line it was 28 of such a PUT's 450 instructions) */
+static inline __opal_attribute_always_inline__ bool
+target_open(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_target_t *target)
 {
     if (!target_fence_drained(module, target)) {
         return false;
@@ -1286,6 +1297,12 @@ bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
         default:
             return false;
     }
+}
+
+bool ompi_osc_newrma_target_open(ompi_osc_newrma_module_t *module,
+                                 const ompi_osc_newrma_target_t *target)
+{
+    return target_open(module, target);
 }
 
 /* A GET that issuing an op element in a stream would send as packets of
@@ -1410,7 +1427,7 @@ static int rma_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
  * the call could overtake (as packets_applied_before): nothing queued, no
  * aggregated message open, no packet unacknowledged, no mailbox op but a
  * GET before a GET (reads of the target). */
-static bool rdma_at_call_clear(const ompi_osc_newrma_target_t *target, bool put)
+static inline bool rdma_at_call_clear(const ompi_osc_newrma_target_t *target, bool put)
 {
     return NULL == target->next_op_to_issue &&
            (NULL == target->mbox_slot || (!put && ompi_osc_newrma_mbox_reads_only(target))) &&
@@ -2061,7 +2078,7 @@ packed_target(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_da
         return NULL;
     }
     t = ompi_osc_newrma_optable_lookup(&module->table, target);
-    return rma_stream_takes(t, kind) && ompi_osc_newrma_target_open(module, t) ? t : NULL;
+    return rma_stream_takes(t, kind) && target_open(module, t) ? t : NULL;
 }
 
 /* After an access packed by the call: its statistics, and the wait for
@@ -2085,8 +2102,10 @@ static bool packed_into_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 {
     bool get = OMPI_OSC_NEWRMA_OP_GET == kind;
 
-    /* a GET by rendezvous is an op element's (rma_get_as_packet) */
-    if (!rma_stream_takes(t, kind) || !packets ||
+    /* a GET by rendezvous is an op element's (rma_get_as_packet); a size
+     * by RDMA asks nothing of the stream (its test was 20 of an RDMA GET's
+     * instructions) */
+    if (!packets || !rma_stream_takes(t, kind) ||
         (get && ompi_osc_newrma_pkt_rndv(module, bytes))) {
         return false;
     }
@@ -2150,14 +2169,14 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
         return false;
     }
     t = ompi_osc_newrma_optable_lookup(&module->table, target);
-    if (NULL == t || !ompi_osc_newrma_target_open(module, t)) {
+    if (NULL == t || !target_open(module, t)) {
         return false;
     }
     taddr += (uint64_t) toff;
     /* within aggregate_threshold, size_as_packets can only say no to a
      * size of rdma_sized: the others spare the call (a stream of small
      * PUTs) */
-    packets = !rdma_sized(kind, bytes) || size_as_packets(module, t, kind, bytes, NULL);
+    packets = !rdma_sized(kind, bytes) || size_as_packets_to(module, peer, t, kind, bytes, NULL);
     return packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p) ||
            (!packets &&
             rdma_at_call_fast(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p));
