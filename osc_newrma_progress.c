@@ -207,6 +207,18 @@ static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     return OMPI_SUCCESS;
 }
 
+/* A COMPLETE that is the segment's flag may go before the answer of a slot
+ * the call posted to the target's mailbox, when nothing else of this
+ * process is there: the target applies its slots once its completes are in
+ * and before MPI_Win_wait returns (sync.c), so the answer's round trip
+ * overlaps the flag's.  The element stays until the answer. */
+static bool complete_passes_slot(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    return OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && NULL == target->mbox_op &&
+           ompi_osc_newrma_target_complete_by_flag(module, target) &&
+           ompi_osc_newrma_target_quiet(target, ompi_osc_newrma_ack_counter(module, target));
+}
+
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts
  * them (FENCE: FENCE_DONE, and the fence's collective tells the target to
  * expect it); RDMA writes are flushed before it, as the target cannot see
@@ -223,8 +235,8 @@ static int complete_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_tar
     if (target->complete_sent) {
         return 1;
     }
-    if (NULL != target->next_op_to_issue || NULL != target->mbox_slot ||
-        ompi_osc_newrma_target_rdma_reading(target)) {
+    if (NULL != target->next_op_to_issue || ompi_osc_newrma_target_rdma_reading(target) ||
+        (NULL != target->mbox_slot && !complete_passes_slot(module, target))) {
         return 0;
     }
     ret = ompi_osc_newrma_op_flush_writes(module, target, &target->flush_pending);

@@ -151,6 +151,47 @@ static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
 }
 
+/* Every element left holds only a mailbox slot posted by the call, its
+ * answer to come: nothing else of this process at its target. */
+static bool fence_ops_posted(ompi_osc_newrma_module_t *module, void *arg)
+{
+    ompi_osc_newrma_target_t *target;
+
+    (void) arg;
+    if (0 != module->ack_counter) {
+        return false;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        if (NULL == target->mbox_slot || NULL != target->mbox_op ||
+            !ompi_osc_newrma_target_quiet(target, &module->ack_counter)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* fence_complete_ops on a window of one node whose RMA is not direct: the
+ * barrier may be reached before the answers of mailbox slots, since each
+ * rank applies the slots posted to it after the barrier and before it lets
+ * the next epoch at it (fence_shm): the answer's round trip then overlaps
+ * the barrier's instead of preceding it. */
+static int fence_post_ops(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_target_t *target;
+
+    if (fence_ops_done(module, NULL)) {
+        return OMPI_SUCCESS;
+    }
+    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
+         target = ompi_osc_newrma_optable_next(&module->table, target)) {
+        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FENCE;
+    }
+    return fence_ops_posted(module, NULL)
+               ? OMPI_SUCCESS
+               : ompi_osc_newrma_progress_wait(module, fence_ops_posted, NULL);
+}
+
 /* A previous FENCE's IBARRIER (its collective, or the FENCE_DONEs it is
  * owed) must finish before the next one starts. */
 static int fence_finish_previous(ompi_osc_newrma_module_t *module)
@@ -165,6 +206,20 @@ static int fence_finish_previous(ompi_osc_newrma_module_t *module)
 static bool fence_shm_done(ompi_osc_newrma_module_t *module, void *arg)
 {
     return ompi_osc_newrma_shm_barrier_done(module, *(int32_t *) arg);
+}
+
+/* Every slot posted to me is applied: origins may end an epoch (reach the
+ * fence's barrier, raise COMPLETE) before their slots are answered. */
+static bool mbox_applied(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return !module->mbox_polled || ompi_osc_newrma_shm_mbox_applied(module);
+}
+
+static int mbox_apply_all(ompi_osc_newrma_module_t *module)
+{
+    return mbox_applied(module, NULL) ? OMPI_SUCCESS
+                                      : ompi_osc_newrma_progress_wait(module, mbox_applied, NULL);
 }
 
 bool ompi_osc_newrma_fence_dones_take(ompi_osc_newrma_module_t *module, int parity, int32_t owed)
@@ -196,17 +251,24 @@ static bool fence_dones_taken(ompi_osc_newrma_module_t *module, void *arg)
     return ompi_osc_newrma_fence_dones_take(module, o->parity, o->owed);
 }
 
-/* After the segment's barrier, on a window whose RMA travels as packets:
- * the FENCE_DONEs that origins announced in my block (each sent behind its
- * packets to me) have all been applied.  Announcements of this parity are
- * all made before the barrier, and the next ones of it only after the
- * next barrier, which waits for me. */
+/* After the segment's barrier, on a window whose RMA is not direct: my
+ * slots' answers (fence_post_ops), the FENCE_DONEs that origins announced
+ * in my block (each sent behind its packets to me) and the slots posted to
+ * me have all been applied.  Announcements and slots of this epoch are all
+ * made before the barrier, and the next ones only after the next barrier,
+ * which waits for me, or after fence_drained. */
 static int fence_shm_dones(ompi_osc_newrma_module_t *module, int parity)
 {
     fence_owed_t o = {parity, ompi_osc_newrma_shm_fence_owed(module, parity)};
+    int ret = OMPI_SUCCESS;
 
-    return 0 == o.owed ? OMPI_SUCCESS
-                       : ompi_osc_newrma_progress_wait(module, fence_dones_taken, &o);
+    if (!fence_ops_done(module, NULL)) {
+        ret = ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
+    }
+    if (OMPI_SUCCESS == ret && 0 != o.owed) {
+        ret = ompi_osc_newrma_progress_wait(module, fence_dones_taken, &o);
+    }
+    return OMPI_SUCCESS == ret ? mbox_apply_all(module) : ret;
 }
 
 /* The window is one node: the PROC_SYNC is the segment's barrier, no
@@ -315,8 +377,8 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         if (module->shm.whole) {
             /* direct RMA leaves no packets behind; packets are counted
              * by FENCE_DONE, announced in the segment (no round trip) */
-            ret = fence_complete_ops(module, module->shm.direct ? OMPI_OSC_NEWRMA_SYNC_FLUSH
-                                                                : OMPI_OSC_NEWRMA_SYNC_FENCE);
+            ret = module->shm.direct ? fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH)
+                                     : fence_post_ops(module);
             ret = OMPI_SUCCESS != ret ? ret : fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
         } else {
             ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
@@ -849,6 +911,7 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
     if (module->pscw_exposure.open) {
         ret = ompi_osc_newrma_progress_wait_unless(module, pscw_exposure_done,
                                                    &module->pscw_exposure);
+        ret = OMPI_SUCCESS == ret ? mbox_apply_all(module) : ret;
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
@@ -871,8 +934,11 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
     if (ret >= 0) {
         ret = OMPI_SUCCESS;
         if (pscw_exposure_done(module, &module->pscw_exposure)) {
-            pscw_exposure_close(module);
-            *flag = 1;
+            /* the completes are taken: the slots posted before them are
+             * applied now (by this process's agent: a short wait) */
+            ret = mbox_apply_all(module);
+            pscw_exposure_close(module); /* its completes are gone either way */
+            *flag = OMPI_SUCCESS == ret;
         }
     }
     ompi_osc_newrma_module_unlock(module);

@@ -754,7 +754,11 @@ void ompi_osc_newrma_shm_fence_announce(ompi_osc_newrma_module_t *module, int ta
 
 int32_t ompi_osc_newrma_shm_fence_owed(ompi_osc_newrma_module_t *module, int parity)
 {
-    return opal_atomic_swap_32(&shm_pscw(module, module->my_rank)->fence_owed[parity], 0);
+    volatile int32_t *owed = &shm_pscw(module, module->my_rank)->fence_owed[parity];
+
+    /* called after the barrier, before which every announcement of this
+     * parity was made: a 0 read is final, and costs no atomic write */
+    return 0 == *owed ? 0 : opal_atomic_swap_32(owed, 0);
 }
 
 void ompi_osc_newrma_shm_complete(ompi_osc_newrma_module_t *module, int target)
@@ -896,6 +900,21 @@ int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
         applied++;
     }
     return applied;
+}
+
+bool ompi_osc_newrma_shm_mbox_applied(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, module->my_rank);
+
+    for (int i = 0; i < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS; ++i) {
+        int32_t state = slots[i].state;
+
+        if (OMPI_OSC_NEWRMA_SHM_MBOX_READY == state || OMPI_OSC_NEWRMA_SHM_MBOX_APPLYING == state) {
+            return false;
+        }
+    }
+    opal_atomic_mb(); /* a DONE seen above: its writes before what follows */
+    return true;
 }
 
 /* ---- copies into a node-local peer's private memory ---- */

@@ -331,6 +331,10 @@ typedef int (*ompi_osc_newrma_shm_mbox_apply_fn_t)(ompi_osc_newrma_module_t *mod
 /** Apply every posted slot of my mailbox with @p apply.  @return how many. */
 int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_shm_mbox_apply_fn_t apply);
+/** No slot of my mailbox is posted or being applied: what origins posted
+ * before they arrived at a fence's barrier is applied once the barrier is
+ * done and this holds. */
+bool ompi_osc_newrma_shm_mbox_applied(ompi_osc_newrma_module_t *module);
 
 /**
  * Copy @p len bytes between @p local and address @p remote of process
