@@ -347,6 +347,28 @@ static int fence_full(ompi_osc_newrma_module_t *module)
     return ompi_osc_newrma_progress_wait(module, fence_req_done, NULL);
 }
 
+/* After fence_full on a window over UCX with node-local peers (a segment
+ * of the node's ranks, not of all): my fence is done, every packet of the
+ * ending epoch applied; the segment's barrier then keeps node-local peers
+ * from accessing me directly (loads and stores, cross-memory copies,
+ * mailbox) in the next epoch before that: a remote origin's packet still
+ * on its way would land after such a write, or such a read would miss it.
+ * (A fence with MPI_MODE_NOPRECEDE ends no operations: none needed.) */
+static int fence_node_drained(ompi_osc_newrma_module_t *module)
+{
+    int32_t ticket;
+    int ret;
+
+    if (!module->shm.active) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_mb();
+    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
+    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    opal_atomic_mb();
+    return ret;
+}
+
 static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
 {
     ompi_osc_newrma_win_state_t next;
@@ -383,6 +405,7 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         } else {
             ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
             ret = OMPI_SUCCESS != ret ? ret : fence_full(module);
+            ret = OMPI_SUCCESS != ret ? ret : fence_node_drained(module);
         }
     } else {
         ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE)

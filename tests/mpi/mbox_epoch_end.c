@@ -17,7 +17,9 @@
  * wrote in the round before, from the rank after that (a third party, whose
  * reads of the round before's data the fence or PSCW epoch must order).
  * Under fence, two ranks in turn also PUT k + 1 into one cell of rank 0 in
- * two rounds out of three (k % 3 of 0 and 1, a different rank each), and
+ * two rounds out of three (k % 3 of 0 and 1: rank k / 3, then the rank
+ * before it, so that on simulated nodes a remote write comes before a
+ * node-local one), and
  * rank 0 loads it after the second, when no one writes it: the second's
  * value.  After the epoch's end each rank loads the cell its left neighbour
  * wrote from its own memory at once, and checks the fetched old value and
@@ -161,7 +163,7 @@ static void run_rounds(void)
                                            w.disp0[right] + cell(p, me), MPI_SUM, w.win));
                 break;
         }
-        if (!pscw && k % 3 < 2 && (k / 3 + k % 3) % nprocs == me) {
+        if (!pscw && k % 3 < 2 && (k / 3 + (nprocs - 1) * (k % 3)) % nprocs == me) {
             turn = k + 1; /* (value is the other op's origin buffer) */
             MPI_CHECK(MPI_Put(&turn, 1, MPI_INT64_T, 0, w.disp0[0] + shared_cell(), 1, MPI_INT64_T,
                               w.win));
