@@ -404,8 +404,15 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
             ret = OMPI_SUCCESS != ret ? ret : fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
         } else {
             ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
-            ret = OMPI_SUCCESS != ret ? ret : fence_full(module);
-            ret = OMPI_SUCCESS != ret ? ret : fence_node_drained(module);
+            if (OMPI_SUCCESS == ret) {
+                /* every rank that took part in the collective takes part in
+                 * the node's barrier, whatever its fence returns */
+                int drained;
+
+                ret = fence_full(module);
+                drained = fence_node_drained(module);
+                ret = OMPI_SUCCESS != ret ? ret : drained;
+            }
         }
     } else {
         ret = module->shm.whole ? fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE)
