@@ -89,7 +89,8 @@ int ompi_osc_newrma_pkt_send_op(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    ompi_osc_newrma_pkt_stamp(module, hdr);
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
     ret = ompi_osc_newrma_ucx_am_send_op(op, ep, hdr, sizeof(*hdr), prefix, prefix_len, data, len,
                                          rndv);
     if (OMPI_SUCCESS == ret) {
@@ -331,7 +332,8 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout%s)",
                        op->bytes, target->rank, rndv ? ", by rendezvous" : "");
     hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
-    ompi_osc_newrma_pkt_stamp(module, &hdr);
+    hdr.cid = module->cid;
+    hdr.src = module->my_rank;
     hdr.addr = op->target_addr;
     hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;
