@@ -408,11 +408,16 @@ struct ompi_osc_newrma_module_t {
          * close (a peer's next epoch may end before mine has) */
         ompi_osc_newrma_atomic_t dones[2];
         /** an error of a packet that a FENCE_DONE of that parity covered,
-         * for that fence to report (a peer's next epoch may be applied
-         * while my fence still waits) */
+         * for that fence to report (a peer's next epoch may end while my
+         * fence still waits) */
         ompi_osc_newrma_atomic_t failed[2];
         /** fences called on the window so far (the low bit: the parity) */
         uint32_t count;
+        /** the parity of the fence epoch I am in: count's when my last
+         * fence was done.  Packets carry it (OMPI_OSC_NEWRMA_PKT_MARK_EPOCH);
+         * one of the other parity is a peer's next epoch, held until my
+         * fence is done (ompi_osc_newrma_pkt_epoch_done) */
+        uint32_t epoch;
         /** the collective's buffers while it runs: FENCE_DONEs sent to each
          * rank (comm_size), and what each rank sent me (alltoall) or
          * their sum (reduce_scatter) */
@@ -479,6 +484,9 @@ struct ompi_osc_newrma_module_t {
     opal_hash_table_t am_received;
     bool am_received_ready;
     opal_list_t am_pending_done;
+    /** packets of a peer's next fence epoch that came while my fence still
+     * waited (ompi_osc_newrma_pkt_epoch_done), under component.inbox_lock */
+    opal_list_t epoch_held;
     /** origin side of PSCW over UCX: target rank -> POST packets received
      * and not yet taken by an access epoch (made with the first); a failure
      * to make it, for the access epoch that waits to report */

@@ -189,8 +189,7 @@ static int pkt_send_ep2(ompi_osc_newrma_module_t *module, ucp_ep_h ep, int dest,
                         ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1, size_t len1, const void *p2,
                         size_t len2)
 {
-    hdr->cid = module->cid;
-    hdr->src = module->my_rank;
+    ompi_osc_newrma_pkt_stamp(module, hdr);
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: packet %s to rank %d (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
                        len1 + len2);
@@ -283,8 +282,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     }
     memset(hdr, 0, sizeof(*hdr));
     hdr->type = OMPI_OSC_NEWRMA_PKT_BATCH;
-    hdr->cid = module->cid;
-    hdr->src = module->my_rank;
+    ompi_osc_newrma_pkt_stamp(module, hdr);
     hdr->count = batch->count;
     batch->buf = NULL;
     batch->len = 0;
@@ -458,8 +456,7 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
             return ret;
         }
     }
-    hdr->cid = module->cid;
-    hdr->src = module->my_rank;
+    ompi_osc_newrma_pkt_stamp(module, hdr);
     hdr->batch_len = (uint32_t) payload;
     at = batch->buf + sizeof(*hdr) + batch->len;
     memcpy(at, hdr, sizeof(*hdr));
@@ -897,8 +894,7 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
         reply.tag = pkt->hdr.tag;
         reply.tag2 = pkt->hdr.tag2;
         reply.len = len;
-        reply.cid = module->cid;
-        reply.src = module->my_rank;
+        ompi_osc_newrma_pkt_stamp(module, &reply);
         OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s to rank %d by rendezvous (%zu bytes)",
                            module->my_rank, module->cid, ompi_osc_newrma_pkt_name(reply.type),
                            pkt->hdr.src, len);
@@ -947,10 +943,84 @@ static void pkt_landing_done(const ompi_osc_newrma_pkt_t *notice)
     OBJ_RELEASE(landing);
 }
 
+void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
+                               ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    hdr->cid = module->cid;
+    hdr->src = module->my_rank;
+    hdr->echo = (uint8_t) ((hdr->echo & ~OMPI_OSC_NEWRMA_PKT_MARK_EPOCH) |
+                           (module->fence.epoch ? OMPI_OSC_NEWRMA_PKT_MARK_EPOCH : 0));
+}
+
+/* A packet that touches the window's memory or lock: answers, which
+ * requests of mine wait for, and the rest pass the epoch check. */
+static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
+{
+    switch (pkt->hdr.type) {
+        case OMPI_OSC_NEWRMA_PKT_PUT:
+        case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
+        case OMPI_OSC_NEWRMA_PKT_LOCK:
+        case OMPI_OSC_NEWRMA_PKT_UNLOCK:
+        case OMPI_OSC_NEWRMA_PKT_SINGLE:
+        case OMPI_OSC_NEWRMA_PKT_ACC:
+        case OMPI_OSC_NEWRMA_PKT_BATCH:
+        case OMPI_OSC_NEWRMA_PKT_COMPLETE:
+        case OMPI_OSC_NEWRMA_PKT_GET:
+        case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
+        case OMPI_OSC_NEWRMA_PKT_PUTS:
+            return 0 == (pkt->hdr.flags &
+                         (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
+        default:
+            return false;
+    }
+}
+
+/* Hold @p pkt if it is of a peer's next fence epoch: the peer's fence is
+ * done and mine is not (fence.epoch; a peer is at most one epoch ahead,
+ * since its fence waited for mine to start, so the parity tells).  Under
+ * the inbox lock, as ompi_osc_newrma_pkt_epoch_done: a packet is either
+ * held before the fence is done, or handled after.  A window of one
+ * segment needs none of it (a peer's next epoch waits for my
+ * fence_drained). */
+static bool pkt_epoch_hold(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    bool next;
+
+    if (module->shm.whole || !pkt_of_epoch(pkt)) {
+        return false;
+    }
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    next = (0 != (pkt->hdr.echo & OMPI_OSC_NEWRMA_PKT_MARK_EPOCH)) != (0 != module->fence.epoch);
+    if (next) {
+        opal_list_append(&module->epoch_held, &pkt->super);
+    }
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    return next;
+}
+
+void ompi_osc_newrma_pkt_epoch_done(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    module->fence.epoch = module->fence.count & 1;
+    /* ahead of anything that arrived later, so per-origin order holds */
+    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &module->epoch_held);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+}
+
+void ompi_osc_newrma_pkt_epoch_drop(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+
+    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&module->epoch_held))) {
+        pkt_free(pkt);
+    }
+}
+
 /* Hand @p pkt to its handler.  @return false when it was held instead: its
  * window is registered but still inside creation (a peer that left the
- * creation's exchange early may already lock and access it), or a payload
- * of its origin is still landing. */
+ * creation's exchange early may already lock and access it), a payload
+ * of its origin is still landing, or it belongs to a fence epoch this
+ * process has not reached (pkt_epoch_hold). */
 static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_module_t *module = NULL;
@@ -967,6 +1037,9 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         }
         if (!module->built) {
             opal_list_append(&component.held, &pkt->super);
+            return false;
+        }
+        if (pkt_epoch_hold(module, pkt)) {
             return false;
         }
     }

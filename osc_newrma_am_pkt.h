@@ -111,6 +111,10 @@ typedef enum {
 /** GET packed by the call (ompi_osc_newrma_pkt_get_packed): no op element;
  * hdr.tag is the origin's target element, hdr.tag2 the user's buffer */
 #define OMPI_OSC_NEWRMA_PKT_ECHO_PACKED_GET 0x01
+/** Not echoed: the sender's fence epoch (fence.epoch) was odd when it sent
+ * the packet (ompi_osc_newrma_pkt_stamp), so the receiver knows a packet of
+ * a fence epoch it has not reached yet (ompi_osc_newrma_pkt_epoch_done). */
+#define OMPI_OSC_NEWRMA_PKT_MARK_EPOCH 0x80
 
 /** Header of every packet. */
 typedef struct ompi_osc_newrma_pkt_hdr_t {
@@ -366,6 +370,21 @@ int ompi_osc_newrma_pkt_process_inbox(void);
  * agent (ompi_osc_newrma_agent_acquire).
  */
 void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver);
+
+/** Stamp @p hdr with the window, the sender and its fence epoch's parity
+ * (OMPI_OSC_NEWRMA_PKT_MARK_EPOCH): every packet leaves through this. */
+void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
+                               ompi_osc_newrma_pkt_hdr_t *hdr);
+
+/** My fence on a window over UCX is done: the next epoch's parity goes on
+ * my packets, and the packets of it that peers sent while my fence still
+ * waited, held on @p module, go back to the head of the inbox.  A peer
+ * whose fence is done may start the next epoch; applied at once, its
+ * packets could pass another origin's packets of the ending epoch still on
+ * their way, or be read by a GET of it. */
+void ompi_osc_newrma_pkt_epoch_done(ompi_osc_newrma_module_t *module);
+/** Drop the packets held on @p module (the window goes). */
+void ompi_osc_newrma_pkt_epoch_drop(ompi_osc_newrma_module_t *module);
 
 /** Drop packets left in the inbox (component finalize). */
 void ompi_osc_newrma_pkt_drain(void);

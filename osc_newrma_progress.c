@@ -406,6 +406,8 @@ static int fence_req_check(ompi_osc_newrma_module_t *module)
         }
         module->fence.owed = 0;
     }
+    /* done: what peers sent of the next epoch meanwhile is handled now */
+    ompi_osc_newrma_pkt_epoch_done(module);
     if (OMPI_OSC_NEWRMA_WIN_FENCE_ISSUED == module->win_state &&
         OMPI_SUCCESS == ompi_osc_newrma_win_state_next(
                             module->win_state, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER_DONE, &next)) {

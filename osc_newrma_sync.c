@@ -324,7 +324,16 @@ static int fence_noprecede(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    return ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
+    ret = ompi_osc_newrma_win_state_move(module, OMPI_OSC_NEWRMA_EV_FENCE_NOPRECEDE);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* done before it returns, as any fence: a lock epoch may follow at once,
+     * and its packets must carry the next epoch's parity, which the fence
+     * sets once done (ompi_osc_newrma_pkt_epoch_done) */
+    return fence_req_done(module, NULL)
+               ? OMPI_SUCCESS
+               : ompi_osc_newrma_progress_wait(module, fence_req_done, NULL);
 }
 
 /* After fence_complete_ops: the collective, waited for, and the FENCE_DONEs
