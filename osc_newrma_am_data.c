@@ -331,7 +331,6 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
     OSC_NEWRMA_VERBOSE(30, "PUT of %zu bytes to rank %d as packets (fine-grained target layout%s)",
                        op->bytes, target->rank, rndv ? ", by rendezvous" : "");
     hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
-    ompi_osc_newrma_pkt_stamp(module, &hdr);
     hdr.addr = op->target_addr;
     hdr.count = (uint32_t) op->target_count;
     hdr.desc_len = (uint32_t) desc_len;

@@ -219,6 +219,12 @@ static bool mbox_target_idle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
            ompi_osc_newrma_target_quiet(target, ompi_osc_newrma_ack_counter(module, target));
 }
 
+bool ompi_osc_newrma_mbox_only(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
+{
+    return NULL != target->mbox_slot && NULL == target->mbox_op &&
+           ompi_osc_newrma_target_quiet(target, ompi_osc_newrma_ack_counter(module, target));
+}
+
 bool ompi_osc_newrma_mbox_reads_only(const ompi_osc_newrma_target_t *target)
 {
     return NULL != target->mbox_slot && OMPI_OSC_NEWRMA_OP_GET == target->mbox_slot->kind;

@@ -67,6 +67,11 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
  */
 bool ompi_osc_newrma_mbox_reads_only(const ompi_osc_newrma_target_t *target);
 
+/** Nothing of this process at @p target but a slot the call posted (no op
+ * element waits for its answer): an epoch may end before the answer, the
+ * target applying its slots before it lets the next epoch at it. */
+bool ompi_osc_newrma_mbox_only(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target);
+
 /**
  * Origin, at the call itself (window lock held, the target's epoch open):
  * post @p access to @p target's mailbox when the target is idle (nothing

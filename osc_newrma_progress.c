@@ -214,9 +214,9 @@ static int fence_done_target(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
  * overlaps the flag's.  The element stays until the answer. */
 static bool complete_passes_slot(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target)
 {
-    return OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag && NULL == target->mbox_op &&
+    return OMPI_OSC_NEWRMA_SYNC_COMPLETE == target->sync_flag &&
            ompi_osc_newrma_target_complete_by_flag(module, target) &&
-           ompi_osc_newrma_target_quiet(target, ompi_osc_newrma_ack_counter(module, target));
+           ompi_osc_newrma_mbox_only(module, target);
 }
 
 /* PSCW over UCX: COMPLETE goes behind the target's packets and counts

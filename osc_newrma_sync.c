@@ -23,6 +23,7 @@
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_base_state.h"
 #include "osc_newrma_base_wait.h"
+#include "osc_newrma_origin_mbox.h"
 
 #define component mca_osc_newrma_component
 
@@ -132,27 +133,8 @@ static int fence_counts_alloc(ompi_osc_newrma_module_t *module)
     return NULL == module->fence.sent ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-/* Complete every operation of the ending epoch: issue them all and the
- * closing packet behind the last op to each target, @p flag: RMA_DONE
- * (SYNC_FLUSH; wait for every RMA_DONE_ACK, ack_counter back to 0) or
- * FENCE_DONE (SYNC_FENCE; unanswered, counted in fence.sent); wait for the
- * op table to empty. */
-static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag)
-{
-    ompi_osc_newrma_target_t *target;
-
-    if (fence_ops_done(module, NULL)) {
-        return OMPI_SUCCESS; /* an epoch without operations: no progress round */
-    }
-    for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
-         target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        target->sync_flag = flag;
-    }
-    return ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
-}
-
 /* Every element left holds only a mailbox slot posted by the call, its
- * answer to come: nothing else of this process at its target. */
+ * answer to come (ompi_osc_newrma_mbox_only). */
 static bool fence_ops_posted(ompi_osc_newrma_module_t *module, void *arg)
 {
     ompi_osc_newrma_target_t *target;
@@ -163,33 +145,35 @@ static bool fence_ops_posted(ompi_osc_newrma_module_t *module, void *arg)
     }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        if (NULL == target->mbox_slot || NULL != target->mbox_op ||
-            !ompi_osc_newrma_target_quiet(target, &module->ack_counter)) {
+        if (!ompi_osc_newrma_mbox_only(module, target)) {
             return false;
         }
     }
     return true;
 }
 
-/* fence_complete_ops on a window of one node whose RMA is not direct: the
- * barrier may be reached before the answers of mailbox slots, since each
- * rank applies the slots posted to it after the barrier and before it lets
- * the next epoch at it (fence_shm): the answer's round trip then overlaps
- * the barrier's instead of preceding it. */
-static int fence_post_ops(ompi_osc_newrma_module_t *module)
+/* Issue every operation of the ending epoch and the closing packet behind
+ * the last op to each target, @p flag: RMA_DONE (SYNC_FLUSH; wait for every
+ * RMA_DONE_ACK, ack_counter back to 0) or FENCE_DONE (SYNC_FENCE;
+ * unanswered, counted in fence.sent); then wait until @p done: the op table
+ * empty (fence_ops_done), or, on a window of one node whose RMA is not
+ * direct, only mailbox slots posted by the calls left (fence_ops_posted):
+ * each rank applies the slots posted to it after the barrier and before it
+ * lets the next epoch at it (fence_shm), so the answer's round trip
+ * overlaps the barrier's instead of preceding it. */
+static int fence_complete_ops(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sync_flag_t flag,
+                              ompi_osc_newrma_cond_fn_t done)
 {
     ompi_osc_newrma_target_t *target;
 
     if (fence_ops_done(module, NULL)) {
-        return OMPI_SUCCESS;
+        return OMPI_SUCCESS; /* an epoch without operations: no progress round */
     }
     for (target = ompi_osc_newrma_optable_first(&module->table); NULL != target;
          target = ompi_osc_newrma_optable_next(&module->table, target)) {
-        target->sync_flag = OMPI_OSC_NEWRMA_SYNC_FENCE;
+        target->sync_flag = flag;
     }
-    return fence_ops_posted(module, NULL)
-               ? OMPI_SUCCESS
-               : ompi_osc_newrma_progress_wait(module, fence_ops_posted, NULL);
+    return ompi_osc_newrma_progress_wait_unless(module, done, NULL);
 }
 
 /* A previous FENCE's IBARRIER (its collective, or the FENCE_DONEs it is
@@ -214,12 +198,6 @@ static bool mbox_applied(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
     return !module->mbox_polled || ompi_osc_newrma_shm_mbox_applied(module);
-}
-
-static int mbox_apply_all(ompi_osc_newrma_module_t *module)
-{
-    return mbox_applied(module, NULL) ? OMPI_SUCCESS
-                                      : ompi_osc_newrma_progress_wait(module, mbox_applied, NULL);
 }
 
 bool ompi_osc_newrma_fence_dones_take(ompi_osc_newrma_module_t *module, int parity, int32_t owed)
@@ -252,7 +230,7 @@ static bool fence_dones_taken(ompi_osc_newrma_module_t *module, void *arg)
 }
 
 /* After the segment's barrier, on a window whose RMA is not direct: my
- * slots' answers (fence_post_ops), the FENCE_DONEs that origins announced
+ * slots' answers (fence_ops_posted), the FENCE_DONEs that origins announced
  * in my block (each sent behind its packets to me) and the slots posted to
  * me have all been applied.  Announcements and slots of this epoch are all
  * made before the barrier, and the next ones only after the next barrier,
@@ -260,15 +238,13 @@ static bool fence_dones_taken(ompi_osc_newrma_module_t *module, void *arg)
 static int fence_shm_dones(ompi_osc_newrma_module_t *module, int parity)
 {
     fence_owed_t o = {parity, ompi_osc_newrma_shm_fence_owed(module, parity)};
-    int ret = OMPI_SUCCESS;
+    int ret = ompi_osc_newrma_progress_wait_unless(module, fence_ops_done, NULL);
 
-    if (!fence_ops_done(module, NULL)) {
-        ret = ompi_osc_newrma_progress_wait(module, fence_ops_done, NULL);
-    }
     if (OMPI_SUCCESS == ret && 0 != o.owed) {
         ret = ompi_osc_newrma_progress_wait(module, fence_dones_taken, &o);
     }
-    return OMPI_SUCCESS == ret ? mbox_apply_all(module) : ret;
+    return OMPI_SUCCESS == ret ? ompi_osc_newrma_progress_wait_unless(module, mbox_applied, NULL)
+                               : ret;
 }
 
 /* The window is one node: the PROC_SYNC is the segment's barrier, no
@@ -303,22 +279,33 @@ static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event
     return ret;
 }
 
-static int fence_noprecede(ompi_osc_newrma_module_t *module)
+/* The segment's barrier of the node's ranks, between two MEM_SYNCs, waited
+ * for with the window lock released (a blocking coll barrier would run
+ * opal_progress under it); none without a segment. */
+static int fence_node_barrier(ompi_osc_newrma_module_t *module)
 {
     int32_t ticket;
     int ret;
 
+    if (!module->shm.active) {
+        return OMPI_SUCCESS;
+    }
+    opal_atomic_mb();
+    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
+    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    opal_atomic_mb();
+    return ret;
+}
+
+static int fence_noprecede(ompi_osc_newrma_module_t *module)
+{
+    int ret;
+
     opal_atomic_mb(); /* MEM_SYNC: expose earlier local stores */
-    if (module->shm.active) {
-        /* node-local peers may then be accessed directly at once; the
-         * segment's barrier, waited for with the window lock released (a
-         * blocking coll barrier would run opal_progress under it) */
-        ticket = ompi_osc_newrma_shm_barrier_arrive(module);
-        ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        opal_atomic_mb();
+    /* node-local peers may then be accessed directly at once */
+    ret = fence_node_barrier(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     ret = fence_exchange(module);
     if (OMPI_SUCCESS != ret) {
@@ -331,9 +318,7 @@ static int fence_noprecede(ompi_osc_newrma_module_t *module)
     /* done before it returns, as any fence: a lock epoch may follow at once,
      * and its packets must carry the next epoch's parity, which the fence
      * sets once done (ompi_osc_newrma_pkt_epoch_done) */
-    return fence_req_done(module, NULL)
-               ? OMPI_SUCCESS
-               : ompi_osc_newrma_progress_wait(module, fence_req_done, NULL);
+    return ompi_osc_newrma_progress_wait_unless(module, fence_req_done, NULL);
 }
 
 /* After fence_complete_ops: the collective, waited for, and the FENCE_DONEs
@@ -354,28 +339,6 @@ static int fence_full(ompi_osc_newrma_module_t *module)
     /* waits for the IBARRIER; progress sets FENCE_GRANTED and the MEM_SYNC
      * after PROC_SYNC */
     return ompi_osc_newrma_progress_wait(module, fence_req_done, NULL);
-}
-
-/* After fence_full on a window over UCX with node-local peers (a segment
- * of the node's ranks, not of all): my fence is done, every packet of the
- * ending epoch applied; the segment's barrier then keeps node-local peers
- * from accessing me directly (loads and stores, cross-memory copies,
- * mailbox) in the next epoch before that: a remote origin's packet still
- * on its way would land after such a write, or such a read would miss it.
- * (A fence with MPI_MODE_NOPRECEDE ends no operations: none needed.) */
-static int fence_node_drained(ompi_osc_newrma_module_t *module)
-{
-    int32_t ticket;
-    int ret;
-
-    if (!module->shm.active) {
-        return OMPI_SUCCESS;
-    }
-    opal_atomic_mb();
-    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
-    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
-    opal_atomic_mb();
-    return ret;
 }
 
 static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
@@ -408,18 +371,25 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
         if (module->shm.whole) {
             /* direct RMA leaves no packets behind; packets are counted
              * by FENCE_DONE, announced in the segment (no round trip) */
-            ret = module->shm.direct ? fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH)
-                                     : fence_post_ops(module);
+            ret = module->shm.direct
+                      ? fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH, fence_ops_done)
+                      : fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE, fence_ops_posted);
             ret = OMPI_SUCCESS != ret ? ret : fence_shm(module, OMPI_OSC_NEWRMA_EV_FENCE_IBARRIER);
         } else {
-            ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE);
+            ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FENCE, fence_ops_done);
             if (OMPI_SUCCESS == ret) {
-                /* every rank that took part in the collective takes part in
-                 * the node's barrier, whatever its fence returns */
+                /* on a window over UCX with node-local peers: once my fence
+                 * is done (every packet of the ending epoch applied), the
+                 * node's barrier keeps those peers from accessing me
+                 * directly in the next epoch before (a remote origin's
+                 * packet still on its way would land after such a write, or
+                 * such a read would miss it); every rank that took part in
+                 * the collective takes part in it, whatever its fence
+                 * returns (NOPRECEDE ends no operations: none needed) */
                 int drained;
 
                 ret = fence_full(module);
-                drained = fence_node_drained(module);
+                drained = fence_node_barrier(module);
                 ret = OMPI_SUCCESS != ret ? ret : drained;
             }
         }
@@ -761,7 +731,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int mpi_assert, struct omp
  * PML message once they are acknowledged. */
 static int complete_by_messages(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pscw_group_t *g)
 {
-    int ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH);
+    int ret = fence_complete_ops(module, OMPI_OSC_NEWRMA_SYNC_FLUSH, fence_ops_done);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -950,7 +920,8 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
     if (module->pscw_exposure.open) {
         ret = ompi_osc_newrma_progress_wait_unless(module, pscw_exposure_done,
                                                    &module->pscw_exposure);
-        ret = OMPI_SUCCESS == ret ? mbox_apply_all(module) : ret;
+        ret = OMPI_SUCCESS == ret ? ompi_osc_newrma_progress_wait_unless(module, mbox_applied, NULL)
+                                  : ret;
         if (OMPI_SUCCESS == ret) {
             pscw_exposure_close(module);
         }
@@ -975,7 +946,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
         if (pscw_exposure_done(module, &module->pscw_exposure)) {
             /* the completes are taken: the slots posted before them are
              * applied now (by this process's agent: a short wait) */
-            ret = mbox_apply_all(module);
+            ret = ompi_osc_newrma_progress_wait_unless(module, mbox_applied, NULL);
             pscw_exposure_close(module); /* its completes are gone either way */
             *flag = OMPI_SUCCESS == ret;
         }
