@@ -325,6 +325,10 @@ struct ompi_osc_newrma_peer_t {
     /** the transport has RDMA (UCX does not emulate it): small PUTs and
      * GETs may go by RDMA (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes) */
     bool rdma_native;
+    /** the peer's fence count up to which it has applied every packet of
+     * the fences' epochs: it sent me a packet it could only send, or answer,
+     * once its own fence of that count was done (ompi_osc_newrma_pkt_*) */
+    volatile uint32_t fence_drained;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_transport_region.h), and how many times the target told
      * me to forget some (a REGION_REPLY overtaken by that is not cached) */
@@ -418,6 +422,13 @@ struct ompi_osc_newrma_module_t {
          * one of the other parity is a peer's next epoch, held until my
          * fence is done (ompi_osc_newrma_pkt_epoch_done) */
         uint32_t epoch;
+        /** the count of the last fence that may have left packets of its
+         * epoch unapplied at their targets when it was done here (one that
+         * ends an epoch, on a window without the segment's fence_drained):
+         * 0 for none.  Until a peer is known to have finished that fence
+         * (fence_drained), no access to it bypasses its agent
+         * (ompi_osc_newrma_peer_bypass_ok) */
+        uint32_t unsure;
         /** the collective's buffers while it runs: FENCE_DONEs sent to each
          * rank (comm_size), and what each rank sent me (alltoall) or
          * their sum (reduce_scatter) */
@@ -719,6 +730,21 @@ static inline ompi_osc_newrma_peer_t *ompi_osc_newrma_peer(ompi_osc_newrma_modul
         return peer;
     }
     return ompi_osc_newrma_peer_make(module, rank);
+}
+
+/** Whether an access to @p peer may bypass the peer's agent (UCX RDMA or
+ * atomics) in this epoch.  A fence is done here once my FENCE_DONEs are in,
+ * while another origin's packets of the ending epoch may still wait in the
+ * peer's inbox (or its RDMA read of the peer be on its way: the FENCE_DONE
+ * it sent me went behind its packets to me): my packets of the next epoch
+ * wait there behind them (pkt_epoch_hold), an RDMA write or read would
+ * overtake them.  So after such a fence (fence.unsure) accesses go as
+ * packets until the peer is known to be past it.  A window of one segment
+ * guards the next epoch with fence_drained instead. */
+static inline bool ompi_osc_newrma_peer_bypass_ok(const ompi_osc_newrma_module_t *module,
+                                                  const ompi_osc_newrma_peer_t *peer)
+{
+    return 0 == module->fence.unsure || (int32_t) (peer->fence_drained - module->fence.unsure) >= 0;
 }
 
 /** Size of @p rank's window memory in bytes, once its layout is known

@@ -998,6 +998,38 @@ static bool pkt_epoch_hold(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     return next;
 }
 
+/* Learn from @p pkt that its sender is past my last fence
+ * (ompi_osc_newrma_peer_bypass_ok): my fence is done, and the packet is one
+ * of its next epoch's (of the current parity: it was not held), or the
+ * answer to a packet of mine sent since, which the sender held until its
+ * fence was done.  Every packet it sent before that came before its
+ * FENCE_DONE, which my fence waited for. */
+static void pkt_learn_drained(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_peer_t *peer;
+
+    if (module->fence.epoch != (module->fence.count & 1)) {
+        return;
+    }
+    switch (pkt->hdr.type) {
+        case OMPI_OSC_NEWRMA_PKT_RMA_DONE_ACK:
+        case OMPI_OSC_NEWRMA_PKT_LOCK_GRANTED:
+        case OMPI_OSC_NEWRMA_PKT_SINGLE_ACK:
+        case OMPI_OSC_NEWRMA_PKT_ACC_REPLY:
+        case OMPI_OSC_NEWRMA_PKT_GET_REPLY:
+        case OMPI_OSC_NEWRMA_PKT_POST:
+            break;
+        default:
+            if (!pkt_of_epoch(pkt)) {
+                return;
+            }
+    }
+    peer = ompi_osc_newrma_peer_find(module, pkt->hdr.src);
+    if (NULL != peer) {
+        peer->fence_drained = module->fence.count;
+    }
+}
+
 void ompi_osc_newrma_pkt_epoch_done(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
@@ -1041,6 +1073,9 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         }
         if (pkt_epoch_hold(module, pkt)) {
             return false;
+        }
+        if (0 != module->fence.unsure) {
+            pkt_learn_drained(module, pkt);
         }
     }
     pkt_handle(module, pkt);

@@ -666,6 +666,9 @@ size_as_packets_to(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_peer_
 {
     size_t threshold = module->config.aggregate_threshold;
 
+    if (!ompi_osc_newrma_peer_bypass_ok(module, peer)) {
+        return true;
+    }
     if (0 == threshold) {
         return false;
     }

@@ -254,14 +254,22 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     return ret;
 }
 
+/* Not under the plain rule (a UCX atomic would not take the target's
+ * lock), nor where one would overtake another origin's packets of the
+ * epoch a fence ended (ompi_osc_newrma_peer_bypass_ok). */
+static bool acc_atomics_ok(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_target_t *target)
+{
+    return !ompi_osc_newrma_acc_plain(module) &&
+           ompi_osc_newrma_peer_bypass_ok(module, ompi_osc_newrma_peer(module, target->rank));
+}
+
 int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                               ompi_osc_newrma_op_t *op, const char *stream)
 {
     bool ordered = module->config.acc_ordered;
     bool acked = 0 == *ompi_osc_newrma_ack_counter(module, target);
     uint64_t raddr = 0;
-    /* the plain rule: a UCX atomic would not take the target's lock */
-    int opcode = ompi_osc_newrma_acc_plain(module) ? -1 : acc_atomic_opcode(op, &raddr), ret;
+    int opcode = acc_atomics_ok(module, target) ? acc_atomic_opcode(op, &raddr) : -1, ret;
 
     if (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE == target->acc_channel && !acked) {
         /* a fresh element, but an earlier one for this target may still

@@ -343,6 +343,8 @@ static int fence_full(ompi_osc_newrma_module_t *module)
 
 static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
 {
+    /* the same on every rank: fences and their NOSUCCEED are collective */
+    bool ends_epoch = ompi_osc_newrma_win_state_is_fence(module->win_state);
     ompi_osc_newrma_win_state_t next;
     int ret;
 
@@ -389,6 +391,9 @@ static int fence_locked(ompi_osc_newrma_module_t *module, int mpi_assert)
                 int drained;
 
                 ret = fence_full(module);
+                if (ends_epoch) {
+                    module->fence.unsure = module->fence.count;
+                }
                 drained = fence_node_barrier(module);
                 ret = OMPI_SUCCESS != ret ? ret : drained;
             }

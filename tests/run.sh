@@ -125,7 +125,7 @@ run_one() { # name np limit variant command...
     elif [ "$np" = 0 ]; then
         timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$1" = "@random" ]; then
-        run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${5:-}"; rc=$?
+        run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${@:5}"; rc=$?
     elif [ "$1" = "@client" ]; then
         run_client "$np" "$limit" "$variant" "$log" "${@:2}"; rc=$?
     else
@@ -149,10 +149,10 @@ run_one() { # name np limit variant command...
 # do.  Not to osc/ucx: in FENCE epochs at 4 ranks it loses accumulates of
 # that seed, where osc/sm, osc/ucx in LOCK_ALL epochs and newrma on every
 # path agree.
-random_reference() { # np limit flavor epochs sync acc ref
-    local np=$1 limit=$2 flavor=$3 epochs=$4 sync=$5 acc=$6 ref refout rc
+random_reference() { # np limit flavor epochs sync "acc tight" ref
+    local np=$1 limit=$2 flavor=$3 epochs=$4 sync=$5 opts=$6 ref refout rc
     for ref in "$7:$flavor" sm:shared; do
-        refout="$bindir/random-ref/${ref#*:}.$sync$acc.$np.$epochs.$seed.${ref%%:*}"
+        refout="$bindir/random-ref/${ref#*:}.$sync${opts// /}.$np.$epochs.$seed.${ref%%:*}"
         if [ -e "$refout.done" ]; then
             echo "reference osc/${ref%%:*}: made earlier in this run ($refout)" >&2
             echo "$refout"; return 0
@@ -160,7 +160,7 @@ random_reference() { # np limit flavor epochs sync acc ref
         [ -e "$refout.failed" ] && continue
         rm -f "$refout".*
         timeout -k 5 "$limit" $(mpirun_cmd "$np" "${ref%%:*}") "$bindir/mpi/random_fence" \
-            "$seed" "$epochs" "${ref#*:}" "$refout" "$sync" $acc < /dev/null >&2; rc=$?
+            "$seed" "$epochs" "${ref#*:}" "$refout" "$sync" $opts < /dev/null >&2; rc=$?
         if [ $rc = 0 ]; then
             touch "$refout.done"; echo "$refout"; return 0
         fi
@@ -171,8 +171,10 @@ random_reference() { # np limit flavor epochs sync acc ref
     return 1
 }
 
-run_random() { # np limit variant log flavor epochs sync [acc]
-    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 acc=$8 ref=pt2pt rc
+run_random() { # np limit variant log flavor epochs sync [acc] [tight]
+    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 acc="" tight="" ref=pt2pt rc
+    [[ " ${*:8} " == *" acc "* ]] && acc=acc
+    [[ " ${*:8} " == *" tight "* ]] && tight=tight
     local refsync=$sync refflavor=$flavor
     # osc/pt2pt 4.1.4 hangs in some passive epochs of this tester: compare
     # passive epochs with osc/rdma instead; neither has shared windows
@@ -189,14 +191,14 @@ run_random() { # np limit variant log flavor epochs sync [acc]
     # overflow ASan reports in its fence
     [ -n "$acc" ] && ref=sm && refsync=fence && refflavor=shared
     [ "$flavor" = shared ] && ref=sm
-    local out="$bindir/random/$flavor.$sync$acc.$np.$variant"; mkdir -p "$bindir/random"
+    local out="$bindir/random/$flavor.$sync$acc$tight.$np.$variant"; mkdir -p "$bindir/random"
     mkdir -p "$bindir/random-ref"
     rm -f "$out".*
     (
         echo "seed $seed, $sync epochs, reference osc/$ref in $refsync epochs"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
-            $wrap "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc < /dev/null || exit 1
-        refout=$(random_reference "$np" "$limit" "$refflavor" "$epochs" "$refsync" "$acc" "$ref") || exit 1
+            $wrap "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc $tight < /dev/null || exit 1
+        refout=$(random_reference "$np" "$limit" "$refflavor" "$epochs" "$refsync" "$acc $tight" "$ref") || exit 1
         for r in $(seq 0 $((np - 1))); do
             cmp "$out.newrma.$r" "$refout.$r" || { echo "rank $r differs from osc/${refout##*.}"; exit 1; }
         done

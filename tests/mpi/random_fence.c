@@ -29,7 +29,17 @@
  * and an int, over two ints of the window): a type with gaps, which no
  * access may write.
  *
- * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc]
+ * With "tight" (fence and pscw only), epochs follow each other as in an
+ * application: no barrier between them, no refill (each epoch starts from
+ * what the last left), a fence that closes an epoch without NOSUCCEED
+ * opens the next one, and the results go to memory until the end.  A rank
+ * may then start epoch e+1 while a peer still closes epoch e, so what the
+ * fence and PSCW promise across epochs is tested: a GET reads what the
+ * epoch before wrote, a PUT of e+1 lands after every access of e.  The
+ * window is written out only where nobody can access it: after a fence
+ * with NOSUCCEED (PSCW, the same epochs) and at the end.
+ *
+ * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc] [tight]
  */
 #include "mtest.h"
 
@@ -271,12 +281,29 @@ int main(int argc, char **argv)
                : 0 == strcmp(argv[5], "pscw")    ? SYNC_PSCW
                                                  : SYNC_FENCE;
     }
-    int acc = argc > 6 && 0 == strcmp(argv[6], "acc");
+    int acc = 0, tight = 0;
+    for (int a = 6; a < argc; ++a) {
+        acc |= 0 == strcmp(argv[a], "acc");
+        tight |= 0 == strcmp(argv[a], "tight");
+    }
+    if (tight && SYNC_FENCE != sync && SYNC_PSCW != sync) {
+        fprintf(stderr, "%s: tight is for fence and pscw epochs\n", argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     char *locked = malloc((size_t) nprocs);
     snprintf(path, sizeof(path), "%s.%d", argv[4], me);
     out = fopen(path, "wb");
     if (NULL == out) {
         perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* tight: the results go to memory, written out at the end (a file
+     * write between epochs would give the peers time) */
+    FILE *file = out;
+    char *mem = NULL;
+    size_t mem_len = 0;
+    if (tight && NULL == (out = open_memstream(&mem, &mem_len))) {
+        perror("open_memstream");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     mtest_win_create(&w, argv[3], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
@@ -291,14 +318,18 @@ int main(int argc, char **argv)
     for (int e = 0; e < epochs; ++e) {
         rng_state = seed * 1000003ull + (uint64_t) e;
         memset(maps, 0, (size_t) nprocs * WIN_BYTES);
-        mtest_fill(w.base, WIN_BYTES, (uint32_t) (seed + e * 17 + me * 7919));
+        if (!tight || 0 == e) {
+            mtest_fill(w.base, WIN_BYTES, (uint32_t) (seed + e * 17 + me * 7919));
+        }
         int nops = 0, tries = (int) (rng() % nops_max);
         for (int i = 0; i < tries; ++i) {
             nops += gen_op(nprocs, maps, &ops[nops], acc);
         }
         int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
         if (SYNC_FENCE == sync) {
-            MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+            if (!tight || closed) { /* tight: the last fence opened this epoch */
+                MPI_CHECK(MPI_Win_fence(open_assert, w.win));
+            }
         } else if (SYNC_PSCW == sync) {
             /* WIN_POST's MEM_SYNC and POST order the fill before access */
             pscw_open(w.win, ops, nops, me, nprocs, locked);
@@ -358,7 +389,13 @@ int main(int argc, char **argv)
             passive_close(sync, w.win, nprocs, locked);
             MPI_Barrier(MPI_COMM_WORLD); /* every origin is done with my window */
         }
-        fwrite(w.base, 1, WIN_BYTES, out);
+        /* tight: a fence without NOSUCCEED opened the next epoch, whose
+         * accesses may already reach my window; the epochs after read it
+         * (PSCW writes out the same epochs: its reference runs in fence
+         * epochs) */
+        if (!tight || closed || epochs - 1 == e) {
+            fwrite(w.base, 1, WIN_BYTES, out);
+        }
         for (int i = 0; i < nops; ++i) {
             if (NULL != bufs[i]) {
                 fwrite(bufs[i], 1,
@@ -376,9 +413,19 @@ int main(int argc, char **argv)
             }
         }
         /* nobody refills its window before everyone has written theirs */
-        MPI_Barrier(MPI_COMM_WORLD);
+        if (!tight) {
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
     }
-    fclose(out);
+    if (tight) {
+        fclose(out);
+        if (mem_len != fwrite(mem, 1, mem_len, file)) {
+            perror(path);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        free(mem);
+    }
+    fclose(file);
     mtest_win_free(&w);
     free(maps);
     free(locked);
