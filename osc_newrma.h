@@ -327,7 +327,7 @@ struct ompi_osc_newrma_peer_t {
     bool rdma_native;
     /** the peer's fence count up to which it has applied every packet of
      * the fences' epochs: it sent me a packet it could only send, or answer,
-     * once its own fence of that count was done (ompi_osc_newrma_pkt_*) */
+     * once its own fence of that count was done (pkt_learn_drained) */
     volatile uint32_t fence_drained;
     /** dynamic window: the target's regions I was told about, least recently
      * used first (osc_newrma_transport_region.h), and how many times the target told

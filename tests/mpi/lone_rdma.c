@@ -225,8 +225,8 @@ static void stream_epoch(mtest_win_t *w, int sync, size_t n, uint32_t seed)
     mtest_epoch_end(w->win, sync);
     if (fence_unsure(sync)) {
         stream_closed_expect(before, sync, n);
-    } else if (MTEST_SYNC_FENCE ==
-               sync) { /* counted when issued, by the epoch's end at the latest */
+    } else if (MTEST_SYNC_FENCE == sync) {
+        /* counted when issued, by the epoch's end at the latest */
         paths_expect(before, rdma, 2 * STREAM - rdma, "stream", sync, n);
     } else if (MTEST_SYNC_LOCKALL != sync) {
         stream_closed_expect(before, sync, n);
