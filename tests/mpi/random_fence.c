@@ -29,15 +29,22 @@
  * and an int, over two ints of the window): a type with gaps, which no
  * access may write.
  *
- * With "tight" (fence and pscw only), epochs follow each other as in an
- * application: no barrier between them, no refill (each epoch starts from
- * what the last left), a fence that closes an epoch without NOSUCCEED
- * opens the next one, and the results go to memory until the end.  A rank
- * may then start epoch e+1 while a peer still closes epoch e, so what the
- * fence and PSCW promise across epochs is tested: a GET reads what the
- * epoch before wrote, a PUT of e+1 lands after every access of e.  The
- * window is written out only where nobody can access it: after a fence
- * with NOSUCCEED (PSCW, the same epochs) and at the end.
+ * With "tight", epochs follow each other as in an application: no barrier
+ * between them, no refill (each epoch starts from what the last left), a
+ * fence that closes an epoch without NOSUCCEED opens the next one, and the
+ * results go to memory until the end.  A rank may then start epoch e+1
+ * while a peer still closes epoch e, so what the fence and PSCW promise
+ * across epochs is tested: a GET reads what the epoch before wrote, a PUT
+ * of e+1 lands after every access of e.  The window is written out only
+ * where nobody can access it: after a fence with NOSUCCEED (PSCW, the same
+ * epochs) and at the end.  Passive epochs order nothing between origins,
+ * so there each origin's PUTs, GETs and GET_ACCUMULATEs go to its own
+ * slice of every target's window and the SUMs to a part they share
+ * (tight_place): the results are the program's whatever the interleaving,
+ * and what an origin's lock, flush and unlock promise across its own
+ * epochs is tested (a GET sees the PUT and the SUM of its last epoch to
+ * the same place, an unlock waits for its epoch's GETs and accumulates);
+ * the window is written out at the end only.
  *
  * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc] [tight]
  */
@@ -231,7 +238,24 @@ static void passive_close(int sync, MPI_Win win, int nprocs, const char *locked)
     }
 }
 
-static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc)
+/* tight passive epochs (see the top): the SUMs in the window's first half
+ * (with acc), the rest of the window in one slice per origin.  Sets
+ * op->toff for @p span bytes; 0 when they do not fit. */
+static int tight_place(int nprocs, int acc, rop_t *op, int span)
+{
+    int shared = acc ? WIN_BYTES / 2 : 0;
+    int slice = (WIN_BYTES - shared) / nprocs / 8 * 8;
+    int lo = K_ACC == op->kind ? 0 : shared + op->origin * slice;
+    int len = K_ACC == op->kind ? shared : slice;
+
+    if (span + 4 > len) {
+        return 0;
+    }
+    op->toff = lo + 4 * (MPI_Aint) (rng() % ((len - span) / 4));
+    return 1;
+}
+
+static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc, int sliced)
 {
     op->origin = (int) (rng() % nprocs);
     op->target = (int) (rng() % nprocs);
@@ -253,7 +277,13 @@ static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc)
     if (span >= WIN_BYTES) {
         return 0;
     }
-    op->toff = 4 * (MPI_Aint) (rng() % ((WIN_BYTES - span) / 4));
+    if (sliced) {
+        if (!tight_place(nprocs, acc, op, span)) {
+            return 0;
+        }
+    } else {
+        op->toff = 4 * (MPI_Aint) (rng() % ((WIN_BYTES - span) / 4));
+    }
     return claim(&maps[(size_t) op->target * WIN_BYTES], op);
 }
 
@@ -286,10 +316,7 @@ int main(int argc, char **argv)
         acc |= 0 == strcmp(argv[a], "acc");
         tight |= 0 == strcmp(argv[a], "tight");
     }
-    if (tight && SYNC_FENCE != sync && SYNC_PSCW != sync) {
-        fprintf(stderr, "%s: tight is for fence and pscw epochs\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int passive = SYNC_LOCK == sync || SYNC_LOCKALL == sync, sliced = tight && passive;
     char *locked = malloc((size_t) nprocs);
     snprintf(path, sizeof(path), "%s.%d", argv[4], me);
     out = fopen(path, "wb");
@@ -323,7 +350,7 @@ int main(int argc, char **argv)
         }
         int nops = 0, tries = (int) (rng() % nops_max);
         for (int i = 0; i < tries; ++i) {
-            nops += gen_op(nprocs, maps, &ops[nops], acc);
+            nops += gen_op(nprocs, maps, &ops[nops], acc, sliced);
         }
         int open_assert = (closed || rng() % 2) ? MPI_MODE_NOPRECEDE : 0;
         if (SYNC_FENCE == sync) {
@@ -334,7 +361,9 @@ int main(int argc, char **argv)
             /* WIN_POST's MEM_SYNC and POST order the fill before access */
             pscw_open(w.win, ops, nops, me, nprocs, locked);
         } else {
-            MPI_Barrier(MPI_COMM_WORLD); /* every window is filled */
+            if (!tight || 0 == e) {
+                MPI_Barrier(MPI_COMM_WORLD); /* every window is filled */
+            }
             passive_open(sync, w.win, ops, nops, me, nprocs, locked);
         }
         for (int i = 0; i < nops; ++i) {
@@ -376,7 +405,7 @@ int main(int argc, char **argv)
                 MPI_Type_free(&odt);
             if (T_VECTOR == op->tkind)
                 MPI_Type_free(&tdt);
-            if (SYNC_LOCK == sync || SYNC_LOCKALL == sync) {
+            if (passive) {
                 passive_flush(sync, w.win, op->target);
             }
         }
@@ -387,13 +416,15 @@ int main(int argc, char **argv)
             pscw_close(w.win); /* my window is final once WIN_WAIT returns */
         } else {
             passive_close(sync, w.win, nprocs, locked);
-            MPI_Barrier(MPI_COMM_WORLD); /* every origin is done with my window */
+            if (!tight || epochs - 1 == e) {
+                MPI_Barrier(MPI_COMM_WORLD); /* every origin is done with my window */
+            }
         }
         /* tight: a fence without NOSUCCEED opened the next epoch, whose
          * accesses may already reach my window; the epochs after read it
          * (PSCW writes out the same epochs: its reference runs in fence
-         * epochs) */
-        if (!tight || closed || epochs - 1 == e) {
+         * epochs; passive ones only after the last epoch's barrier) */
+        if (!tight || (closed && !passive) || epochs - 1 == e) {
             fwrite(w.base, 1, WIN_BYTES, out);
         }
         for (int i = 0; i < nops; ++i) {
