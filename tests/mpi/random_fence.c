@@ -42,8 +42,9 @@
  * slice of every target's window and the SUMs to a part they share
  * (tight_place): the results are the program's whatever the interleaving,
  * and what an origin's lock, flush and unlock promise across its own
- * epochs is tested (a GET sees the PUT and the SUM of its last epoch to
- * the same place, an unlock waits for its epoch's GETs and accumulates);
+ * epochs is tested (a GET sees what the origin's PUTs and GET_ACCUMULATEs
+ * of earlier epochs left there, an unlock waits for its epoch's GETs and
+ * accumulates, the SUMs all land);
  * the window is written out at the end only.
  *
  * usage: random_fence SEED EPOCHS FLAVOR PREFIX [fence|lock|lockall|pscw] [acc] [tight]
