@@ -40,7 +40,7 @@
  * epochs) and at the end.  Passive epochs order nothing between origins,
  * so there each origin's PUTs, GETs and GET_ACCUMULATEs go to its own
  * slice of every target's window and the SUMs to a part they share
- * (tight_place): the results are the program's whatever the interleaving,
+ * (op_range): the results are the program's whatever the interleaving,
  * and what an origin's lock, flush and unlock promise across its own
  * epochs is tested (a GET sees what the origin's PUTs and GET_ACCUMULATEs
  * of earlier epochs left there, an unlock waits for its epoch's GETs and
@@ -239,21 +239,21 @@ static void passive_close(int sync, MPI_Win win, int nprocs, const char *locked)
     }
 }
 
-/* tight passive epochs (see the top): the SUMs in the window's first half
- * (with acc), the rest of the window in one slice per origin.  Sets
- * op->toff for @p span bytes; 0 when they do not fit. */
-static int tight_place(int nprocs, int acc, rop_t *op, int span)
+/* The bytes [*@p lo, + *@p len) of its target's window @p op may touch:
+ * all of it, or in tight passive epochs (@p sliced, see the top) the SUMs'
+ * part (the first half, with acc) or its origin's slice of the rest. */
+static void op_range(int nprocs, int acc, int sliced, const rop_t *op, int *lo, int *len)
 {
     int shared = acc ? WIN_BYTES / 2 : 0;
     int slice = (WIN_BYTES - shared) / nprocs / 8 * 8;
-    int lo = K_ACC == op->kind ? 0 : shared + op->origin * slice;
-    int len = K_ACC == op->kind ? shared : slice;
 
-    if (span + 4 > len) {
-        return 0;
+    if (!sliced) {
+        *lo = 0;
+        *len = WIN_BYTES;
+    } else {
+        *lo = K_ACC == op->kind ? 0 : shared + op->origin * slice;
+        *len = K_ACC == op->kind ? shared : slice;
     }
-    op->toff = lo + 4 * (MPI_Aint) (rng() % ((len - span) / 4));
-    return 1;
 }
 
 static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc, int sliced)
@@ -274,17 +274,12 @@ static int gen_op(int nprocs, unsigned char *maps, rop_t *op, int acc, int slice
         op->count += op->count & 1;
         op->gop = 2 + op->gop % 2; /* REPLACE or NO_OP: no arithmetic on pairs */
     }
-    int span = footprint_ints(op->tkind, op->count, op->tblk, op->tstride) * 4;
-    if (span >= WIN_BYTES) {
+    int span = footprint_ints(op->tkind, op->count, op->tblk, op->tstride) * 4, lo, len;
+    op_range(nprocs, acc, sliced, op, &lo, &len);
+    if (span + 4 > len) { /* spans are whole ints */
         return 0;
     }
-    if (sliced) {
-        if (!tight_place(nprocs, acc, op, span)) {
-            return 0;
-        }
-    } else {
-        op->toff = 4 * (MPI_Aint) (rng() % ((WIN_BYTES - span) / 4));
-    }
+    op->toff = lo + 4 * (MPI_Aint) (rng() % ((len - span) / 4));
     return claim(&maps[(size_t) op->target * WIN_BYTES], op);
 }
 
