@@ -885,6 +885,11 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
                              : ompi_osc_newrma_pkt_ep(module, pkt->hdr.src, &ep);
 
+    if (NULL != notice) {
+        /* answering the notice of a landed payload (a fetching accumulate's
+         * operands): that landing is done, and counted down once already */
+        notice->hdr.flags &= (uint8_t) ~OMPI_OSC_NEWRMA_PKT_FLAG_LANDED;
+    }
     if (NULL != notice && owned) {
         notice->payload = (char *) data; /* freed with the notice (pkt_free) */
         notice->am_buffer = true;

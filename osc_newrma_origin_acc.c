@@ -38,12 +38,13 @@ size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
     return chunk >= size ? chunk / size * size : size;
 }
 
-size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic)
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool fetch)
 {
-    size_t size;
+    size_t size,
+        chunk = fetch ? OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK : OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK;
 
     ompi_datatype_type_size(basic, &size);
-    return OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK / size * size;
+    return chunk >= size ? chunk / size * size : size;
 }
 
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
@@ -158,26 +159,25 @@ void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_os
     }
 }
 
-/* Whether @p op goes by rendezvous, in chunks of
- * OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK, to a target whose transport emulates
- * RDMA (TCP): an MPI_Accumulate of at least rndv_threshold bytes, whose
- * operands land in one buffer at the target and are applied from there in
- * one pass, as osc/pt2pt's receive does, or a read of as many
- * (MPI_NO_OP), whose old values come back the same way, straight into the
- * result stream.  In eager chunks of 64 KiB over TCP every byte was copied
- * once more, out of UCX's receive segment (an MPI_REPLACE of 2 MiB in a
- * lock epoch took 2-4 times osc/pt2pt's time; by rendezvous 0.77-0.93
- * times the eager chunks' in one run); over UCX's shared memory the eager
- * chunks were faster (0.54-0.85 times), as they are for fetching
- * accumulates with operands, whose three steps (operands, reduction, old
- * values) the chunks overlap and a rendezvous does one after the other. */
+/* Whether @p op goes by rendezvous to a target whose transport emulates
+ * RDMA (TCP): an accumulate of at least rndv_threshold bytes.  An
+ * MPI_Accumulate's operands land in one buffer at the target, in chunks of
+ * OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK, and are applied from there in one pass,
+ * as osc/pt2pt's receive does.  A fetching one's old values come back the
+ * same way, straight into the result stream, in chunks of
+ * OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK so that the three steps (operands,
+ * reduction, old values) overlap.  In eager chunks of 64 KiB over TCP
+ * every byte was copied once more, out of UCX's receive segment (an
+ * MPI_REPLACE of 2 MiB in a lock epoch took 2-4 times osc/pt2pt's time; by
+ * rendezvous 0.77-0.93 times the eager chunks' in one run; a 2 MiB
+ * MPI_Get_accumulate SUM in a lock epoch 1446-1455 us eagerly, 779-843 in
+ * 256 KiB rendezvous chunks, 922-1067 in 512 KiB and 1 MiB ones, in
+ * alternating runs on 2026-11-29); over UCX's shared memory the eager
+ * chunks were faster (0.54-0.85 times). */
 static bool acc_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                     const ompi_osc_newrma_op_t *op, const char *stream)
+                     const ompi_osc_newrma_op_t *op)
 {
-    bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
-
-    return OMPI_OSC_NEWRMA_OP_CAS != op->kind && (!fetch || NULL == stream) &&
-           ompi_osc_newrma_pkt_rndv(module, op->bytes) &&
+    return OMPI_OSC_NEWRMA_OP_CAS != op->kind && ompi_osc_newrma_pkt_rndv(module, op->bytes) &&
            ompi_osc_newrma_pkt_target_emulated(module, target);
 }
 
@@ -211,9 +211,9 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
-    bool rndv = acc_rndv(module, target, op, stream);
+    bool rndv = acc_rndv(module, target, op);
     bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
-    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic)
+    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic, fetch)
                         : ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
     char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
     const void *desc;
@@ -233,7 +233,7 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     hdr.desc_len = (uint32_t) desc_len;
     ompi_osc_newrma_acc_pkt_fill(&hdr, op);
     if (rndv && fetch) {
-        hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* a read: the old values by rendezvous */
+        hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* the old values by rendezvous */
     }
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;

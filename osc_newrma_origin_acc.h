@@ -12,6 +12,7 @@
 
 #include "ompi_config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,8 +30,13 @@ struct ompi_osc_newrma_pkt_hdr_t;
  * elements): the target lands each in a buffer of this size. */
 #define OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK (8 * 1024 * 1024)
 
-/** Bytes per rendezvous chunk for elements of @p basic. */
-size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic);
+/** Chunk of a fetching accumulate sent by rendezvous: one chunk's old
+ * values travel back while the next chunk's operands travel out. */
+#define OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK (256 * 1024)
+
+/** Bytes per rendezvous chunk for elements of @p basic, of a fetching
+ * accumulate when @p fetch. */
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool fetch);
 
 /** Bytes per pipeline chunk for elements of @p basic whose packets carry a
  * layout description of @p desc_len bytes. */

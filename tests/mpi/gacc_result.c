@@ -6,11 +6,14 @@
  * contiguous (received in place), contiguous behind a lower bound (an
  * hindexed block at a byte offset: received in place, at that offset),
  * and strided (received in a staging buffer, then unpacked), for sizes from
- * one element to several packet chunks.  Each rank adds into its right
- * neighbour's window under a lock and checks the old values it fetched,
- * the bytes of its result buffer outside the layout, and, after a barrier,
- * its own window.
- * Usage: gacc_result FLAVOR */
+ * one element to several packet chunks (and, with MAX, up to MAX ints:
+ * above osc_newrma_rndv_threshold a fetching accumulate to a peer over TCP
+ * travels by rendezvous in 256 KiB chunks, each chunk's old values coming
+ * back while the next one's operands travel).  Each rank adds into its
+ * right neighbour's window under a lock and checks the old values it
+ * fetched, the bytes of its result buffer outside the layout, and, after a
+ * barrier, its own window.
+ * Usage: gacc_result FLAVOR [MAX] */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "mtest.h"
 
 #define MAX_N  (48 * 1024) /* 192 KiB of ints: three 64 KiB chunks */
+#define SIZES  6
 #define GUARD  0x5a5a5a5a
 #define OFFSET 16 /* bytes before the hindexed layout's block */
 
@@ -101,9 +105,9 @@ static void check_window(const int32_t *mem, int n, int left, int layout)
 
 int main(int argc, char **argv)
 {
-    static const int sizes[] = {1, 7, 1000, 16 * 1024, MAX_N};
+    int sizes[SIZES] = {1, 7, 1000, 16 * 1024, MAX_N, 0};
     const char *flavor = argc > 1 ? argv[1] : "create";
-    int nprocs, right, left;
+    int max_n = argc > 2 ? atoi(argv[2]) : MAX_N, nprocs, right, left;
     int32_t *origin, *result, *local;
     mtest_win_t w;
 
@@ -111,12 +115,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
-    origin = malloc(MAX_N * sizeof(int32_t));
-    result = malloc((2 * MAX_N + OFFSET / 4) * sizeof(int32_t));
-    local = malloc(MAX_N * sizeof(int32_t));
-    mtest_win_create(&w, flavor, MAX_N * sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD);
+    if (max_n < MAX_N) {
+        mtest_error("MAX %d is below %d", max_n, MAX_N);
+        return mtest_finalize();
+    }
+    sizes[SIZES - 1] = max_n > MAX_N ? max_n : 0; /* 0: no sixth size */
+    origin = malloc((size_t) max_n * sizeof(int32_t));
+    result = malloc((2 * (size_t) max_n + OFFSET / 4) * sizeof(int32_t));
+    local = malloc((size_t) max_n * sizeof(int32_t));
+    mtest_win_create(&w, flavor, (size_t) max_n * sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD);
 
-    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+    for (int s = 0; s < SIZES && sizes[s] > 0; ++s) {
         for (int layout = 0; layout < L_COUNT; ++layout) {
             int n = sizes[s], span;
             MPI_Datatype dt = result_type(layout, n, &span);
