@@ -786,7 +786,12 @@ static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, u
     }
     OBJ_CONSTRUCT(&notice->super, opal_list_item_t);
     notice->hdr = *hdr;
-    notice->hdr.flags |= flag;
+    /* a notice is of one kind: the SENT notice of an answer made from a
+     * LANDED one (a fetching accumulate's operands by rendezvous) must not
+     * count that landing down again */
+    notice->hdr.flags = (uint8_t) ((hdr->flags & ~(OMPI_OSC_NEWRMA_PKT_FLAG_LANDED |
+                                                   OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) |
+                                   flag);
     notice->payload_len = 0;
     notice->ucx_data = NULL;
     notice->replies = NULL;
@@ -885,11 +890,6 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
                              : ompi_osc_newrma_pkt_ep(module, pkt->hdr.src, &ep);
 
-    if (NULL != notice) {
-        /* answering the notice of a landed payload (a fetching accumulate's
-         * operands): that landing is done, and counted down once already */
-        notice->hdr.flags &= (uint8_t) ~OMPI_OSC_NEWRMA_PKT_FLAG_LANDED;
-    }
     if (NULL != notice && owned) {
         notice->payload = (char *) data; /* freed with the notice (pkt_free) */
         notice->am_buffer = true;

@@ -21,12 +21,20 @@
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_transport_ucx.h"
 
+/* @p chunk rounded down to whole elements of @p basic (one at least) */
+static size_t acc_whole_elements(struct ompi_datatype_t *basic, size_t chunk)
+{
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    return chunk >= size ? chunk / size * size : size;
+}
+
 size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
                                  struct ompi_datatype_t *basic, size_t desc_len)
 {
-    size_t size, chunk = OMPI_OSC_NEWRMA_ACC_CHUNK, fits;
+    size_t chunk = OMPI_OSC_NEWRMA_ACC_CHUNK, fits;
 
-    ompi_datatype_type_size(basic, &size);
     /* a chunk with its layout description, and a fetching one's reply, each
      * fill at most one aggregated message: a larger one goes alone, and over
      * UCX's TCP transport one above its receive segment is several times
@@ -35,16 +43,13 @@ size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
     if (module->config.aggregate_bytes > 0 && fits > desc_len && fits - desc_len < chunk) {
         chunk = fits - desc_len;
     }
-    return chunk >= size ? chunk / size * size : size;
+    return acc_whole_elements(basic, chunk);
 }
 
 size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool fetch)
 {
-    size_t size,
-        chunk = fetch ? OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK : OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK;
-
-    ompi_datatype_type_size(basic, &size);
-    return chunk >= size ? chunk / size * size : size;
+    return acc_whole_elements(basic, fetch ? OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK
+                                           : OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK);
 }
 
 int ompi_osc_newrma_acc_result_stream(ompi_osc_newrma_op_t *op)
