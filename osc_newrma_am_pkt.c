@@ -103,6 +103,10 @@ static void pkt_inbox_append(ompi_osc_newrma_pkt_t *pkt)
     ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
 }
 
+static bool pkt_may_borrow(const ompi_osc_newrma_pkt_hdr_t *hdr, const char *payload,
+                           size_t payload_len);
+static void pkt_deliver(ompi_osc_newrma_pkt_t *pkt);
+
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload, size_t payload_len,
                                  bool may_keep, bool rndv)
 {
@@ -112,19 +116,23 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     size_t prefix_len = rndv && hdr_len > sizeof(ompi_osc_newrma_pkt_hdr_t)
                             ? hdr_len - sizeof(ompi_osc_newrma_pkt_hdr_t)
                             : 0;
+    ompi_osc_newrma_pkt_hdr_t h;
     ompi_osc_newrma_pkt_t *pkt;
+    bool borrow;
 
-    if (hdr_len != sizeof(pkt->hdr) + prefix_len) {
+    if (hdr_len != sizeof(h) + prefix_len) {
         OSC_NEWRMA_VERBOSE(1, "dropping packet with a %zu-byte header", hdr_len);
         return false;
     }
-    pkt = pkt_alloc(rndv ? prefix_len : payload_len, keep && !rndv);
+    memcpy(&h, hdr, sizeof(h));
+    borrow = !keep && pkt_may_borrow(&h, payload, payload_len);
+    pkt = pkt_alloc(rndv ? prefix_len : payload_len, (keep && !rndv) || borrow);
     if (NULL == pkt) {
         opal_output(0, "osc/newrma: out of memory receiving a packet");
         return false;
     }
     OBJ_CONSTRUCT(&pkt->super, opal_list_item_t);
-    memcpy(&pkt->hdr, hdr, sizeof(pkt->hdr));
+    pkt->hdr = h;
     pkt->payload_len = payload_len;
     pkt->prefix = NULL;
     pkt->prefix_len = prefix_len;
@@ -132,7 +140,7 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
         pkt->prefix = pkt->payload;
         memcpy(pkt->prefix, (const char *) hdr + sizeof(pkt->hdr), prefix_len);
     }
-    if (keep) {
+    if (keep || borrow) {
         pkt->payload = payload;
     }
     pkt->ucx_data = keep ? payload : NULL;
@@ -140,8 +148,13 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
     pkt->tally = NULL;
     pkt->rndv = rndv;
     pkt->am_buffer = false;
+    pkt->borrowed = borrow;
     if (rndv) {
         pkt->payload = NULL; /* not here yet */
+    }
+    if (borrow) {
+        pkt_deliver(pkt); /* before UCX takes its buffer back */
+        return false;
     }
     if (!keep && payload_len > 0) {
         ompi_osc_newrma_copy(pkt->payload, payload, payload_len);
@@ -670,6 +683,20 @@ size_t ompi_osc_newrma_pkt_chunk_max(const ompi_osc_newrma_module_t *module)
 /* The packets of a BATCH, in the order they were packed. */
 static void pkt_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt);
 
+/* The header of the packet at @p *at of a BATCH's @p len bytes of
+ * packets, @p *at moved to its payload; false at the end or where the
+ * BATCH is malformed. */
+static bool pkt_batch_next(const char *packets, size_t len, size_t *at,
+                           ompi_osc_newrma_pkt_hdr_t *sub)
+{
+    if (len - *at < sizeof(*sub)) {
+        return false;
+    }
+    memcpy(sub, packets + *at, sizeof(*sub));
+    *at += sizeof(*sub);
+    return sub->batch_len <= len - *at && OMPI_OSC_NEWRMA_PKT_BATCH != sub->type;
+}
+
 static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     /* the answers to the packets of one BATCH go back as one BATCH too */
@@ -688,19 +715,12 @@ static void pkt_handle_batch(ompi_osc_newrma_module_t *module, ompi_osc_newrma_p
     sub.ucx_data = NULL; /* the BATCH owns the payload */
     sub.rndv = false;
     sub.am_buffer = false;
+    sub.borrowed = false;
     sub.prefix = NULL;
     sub.prefix_len = 0;
 
-    for (uint32_t i = 0; i < pkt->hdr.count; ++i) {
-        if (pkt->payload_len - at < sizeof(sub.hdr)) {
-            break;
-        }
-        memcpy(&sub.hdr, pkt->payload + at, sizeof(sub.hdr));
-        at += sizeof(sub.hdr);
-        if (sub.hdr.batch_len > pkt->payload_len - at ||
-            OMPI_OSC_NEWRMA_PKT_BATCH == sub.hdr.type) {
-            break;
-        }
+    for (uint32_t i = 0;
+         i < pkt->hdr.count && pkt_batch_next(pkt->payload, pkt->payload_len, &at, &sub.hdr); ++i) {
         sub.payload = pkt->payload + at;
         sub.payload_len = sub.hdr.batch_len;
         pkt_handle(module, &sub);
@@ -798,6 +818,7 @@ static ompi_osc_newrma_pkt_t *pkt_notice(const ompi_osc_newrma_pkt_hdr_t *hdr, u
     notice->tally = NULL;
     notice->rndv = false;
     notice->am_buffer = false;
+    notice->borrowed = false;
     notice->prefix = NULL;
     notice->prefix_len = 0;
     return notice;
@@ -914,16 +935,22 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+/* What of @p hdr's origin is still landing, or NULL (the receiver's own
+ * notices never wait). */
+static pkt_landing_t *pkt_landing_ahead(const ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    if (opal_list_is_empty(&pkt_landings) ||
+        (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT))) {
+        return NULL;
+    }
+    return pkt_landing_find(hdr->cid, hdr->src);
+}
+
 /* @p pkt comes from an origin whose payload is still landing: it waits. */
 static bool pkt_landing_hold(ompi_osc_newrma_pkt_t *pkt)
 {
-    pkt_landing_t *landing;
+    pkt_landing_t *landing = pkt_landing_ahead(&pkt->hdr);
 
-    if (opal_list_is_empty(&pkt_landings) ||
-        (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT))) {
-        return false; /* notices of the receiver's own */
-    }
-    landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
     if (NULL == landing) {
         return false;
     }
@@ -959,9 +986,9 @@ void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
 
 /* A packet that touches the window's memory or lock: answers, which
  * requests of mine wait for, and the rest pass the epoch check. */
-static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
+static bool pkt_of_epoch(const ompi_osc_newrma_pkt_hdr_t *hdr)
 {
-    switch (pkt->hdr.type) {
+    switch (hdr->type) {
         case OMPI_OSC_NEWRMA_PKT_PUT:
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
         case OMPI_OSC_NEWRMA_PKT_LOCK:
@@ -973,29 +1000,37 @@ static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
         case OMPI_OSC_NEWRMA_PKT_GET:
         case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
         case OMPI_OSC_NEWRMA_PKT_PUTS:
-            return 0 == (pkt->hdr.flags &
-                         (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
+            return 0 ==
+                   (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
         default:
             return false;
     }
 }
 
-/* Hold @p pkt if it is of a peer's next fence epoch: the peer's fence is
- * done and mine is not (fence.epoch; a peer is at most one epoch ahead,
- * since its fence waited for mine to start, so the parity tells).  Under
- * the inbox lock, as ompi_osc_newrma_pkt_epoch_done: a packet is either
- * held before the fence is done, or handled after.  A window of one
+/* @p hdr is of a peer's next fence epoch: the peer's fence is done and
+ * mine is not (fence.epoch; a peer is at most one epoch ahead, since its
+ * fence waited for mine to start, so the parity tells).  A window of one
  * segment needs none of it (a peer's next epoch waits for my
  * fence_drained). */
+static bool pkt_epoch_next(const ompi_osc_newrma_module_t *module,
+                           const ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    return !module->shm.whole && pkt_of_epoch(hdr) &&
+           (0 != (hdr->echo & OMPI_OSC_NEWRMA_PKT_MARK_EPOCH)) != (0 != module->fence.epoch);
+}
+
+/* Hold @p pkt if it is of a peer's next fence epoch (pkt_epoch_next).
+ * Under the inbox lock, as ompi_osc_newrma_pkt_epoch_done: a packet is
+ * either held before the fence is done, or handled after. */
 static bool pkt_epoch_hold(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool next;
 
-    if (module->shm.whole || !pkt_of_epoch(pkt)) {
+    if (module->shm.whole || !pkt_of_epoch(&pkt->hdr)) {
         return false;
     }
     ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    next = (0 != (pkt->hdr.echo & OMPI_OSC_NEWRMA_PKT_MARK_EPOCH)) != (0 != module->fence.epoch);
+    next = pkt_epoch_next(module, &pkt->hdr);
     if (next) {
         opal_list_append(&module->epoch_held, &pkt->super);
     }
@@ -1025,7 +1060,7 @@ static void pkt_learn_drained(ompi_osc_newrma_module_t *module, const ompi_osc_n
         case OMPI_OSC_NEWRMA_PKT_POST:
             break;
         default:
-            if (!pkt_of_epoch(pkt)) {
+            if (!pkt_of_epoch(&pkt->hdr)) {
                 return;
             }
     }
@@ -1082,6 +1117,9 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
         if (0 != module->fence.unsure) {
             pkt_learn_drained(module, pkt);
         }
+        if (pkt->borrowed) {
+            OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_IN_PLACE, 1);
+        }
     }
     pkt_handle(module, pkt);
     return true;
@@ -1130,18 +1168,110 @@ static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
     return pkt;
 }
 
+/* Whether pkt_dispatch would hold a packet with @p hdr now. */
+static bool pkt_would_hold(const ompi_osc_newrma_pkt_hdr_t *hdr)
+{
+    ompi_osc_newrma_module_t *module;
+
+    if (NULL != pkt_landing_ahead(hdr)) {
+        return true;
+    }
+    if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY == hdr->type) {
+        return false;
+    }
+    module = pkt_window(hdr->cid);
+    return NULL != module && (!module->built || pkt_epoch_next(module, hdr));
+}
+
+/* A payload of type @p type that its handler only copies, byte for byte
+ * (memcpy or the datatype engine): where it starts does not matter. */
+static bool pkt_type_bytes_only(uint8_t type)
+{
+    return OMPI_OSC_NEWRMA_PKT_PUT == type || OMPI_OSC_NEWRMA_PKT_PUTS == type ||
+           OMPI_OSC_NEWRMA_PKT_GET_REPLY == type;
+}
+
+/* The payload of a packet of @p type is only copied (pkt_type_bytes_only),
+ * a BATCH's packets are each that or have no payload: it may be read at
+ * any alignment (UCX's TCP segment puts a message's data at any byte),
+ * where a reduction reads its operands as elements. */
+static bool pkt_bytes_only(uint8_t type, const char *payload, size_t len)
+{
+    ompi_osc_newrma_pkt_hdr_t sub;
+    size_t at = 0;
+
+    if (OMPI_OSC_NEWRMA_PKT_BATCH != type) {
+        return pkt_type_bytes_only(type);
+    }
+    while (at < len) {
+        if (!pkt_batch_next(payload, len, &at, &sub) ||
+            (0 != sub.batch_len && !pkt_type_bytes_only(sub.type))) {
+            return false;
+        }
+        at += pkt_batch_padded(sub.batch_len);
+    }
+    return true;
+}
+
+/* Whether a payload UCX takes back when its receive callback returns (TCP
+ * has no descriptor to leave with us) is read where it is, its packet
+ * handled in that callback, instead of copied out to wait in the inbox
+ * (UCX made that copy for us before, a quarter of the target's copying in
+ * a stream of 2 MiB PUTs: perf).  Only for large payloads (what it saves),
+ * aligned as a copy would be unless only copied, and only where the
+ * packet would be handled next anyway: nothing ahead of it in the inbox,
+ * nothing to hold it, one thread at the inbox (with more, a packet
+ * released from a hold may enter it meanwhile).  The callback runs inside
+ * the agent's turn (UCX's worker is progressed there only), before the
+ * agent reads the inbox: the handler's context is the same. */
+static bool pkt_may_borrow(const ompi_osc_newrma_pkt_hdr_t *hdr, const char *payload,
+                           size_t payload_len)
+{
+    return payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN && !ompi_osc_newrma_threaded() &&
+           opal_list_is_empty(&component.inbox) &&
+           (0 == ((uintptr_t) payload & 7) || pkt_bytes_only(hdr->type, payload, payload_len)) &&
+           !pkt_would_hold(hdr);
+}
+
+/* A borrowed payload copied to a buffer of the packet's own, which a held
+ * packet needs (UCX takes its buffer back).  Out of memory, the packet
+ * goes on without it: its handler fails it, and its origin's completing
+ * call reports that. */
+static void pkt_own_payload(ompi_osc_newrma_pkt_t *pkt)
+{
+    char *copy = ompi_osc_newrma_ucx_am_buffer(0, pkt->payload_len);
+
+    if (NULL != copy) {
+        ompi_osc_newrma_copy(copy, pkt->payload, pkt->payload_len);
+        pkt->am_buffer = true;
+    } else {
+        opal_output(0, "osc/newrma: out of memory keeping a packet of rank %d", pkt->hdr.src);
+        pkt->payload_len = 0;
+    }
+    pkt->payload = copy;
+    pkt->borrowed = false;
+}
+
+/* Dispatch @p pkt and free it, unless held. */
+static void pkt_deliver(ompi_osc_newrma_pkt_t *pkt)
+{
+    if (pkt_dispatch(pkt)) {
+        if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+            pkt_landing_done(pkt); /* handled, or its window is gone */
+        }
+        pkt_free(pkt);
+    } else if (pkt->borrowed) {
+        pkt_own_payload(pkt); /* pkt_may_borrow said it would not be held */
+    }
+}
+
 int ompi_osc_newrma_pkt_process_inbox(void)
 {
     ompi_osc_newrma_pkt_t *pkt;
     int count = 0;
 
     while (NULL != (pkt = pkt_dequeue())) {
-        if (pkt_dispatch(pkt)) {
-            if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
-                pkt_landing_done(pkt); /* handled, or its window is gone */
-            }
-            pkt_free(pkt);
-        }
+        pkt_deliver(pkt);
         count++;
     }
     return count;

@@ -202,6 +202,9 @@ typedef struct ompi_osc_newrma_pkt_t {
     /** the payload is a buffer of ompi_osc_newrma_ucx_am_buffer's pool, freed
      * with the packet (a BATCH that landed by rendezvous) */
     bool am_buffer;
+    /** the payload is UCX's, valid only inside the receive callback that
+     * handles the packet (never held) */
+    bool borrowed;
 } ompi_osc_newrma_pkt_t;
 
 /** The most data one PUT or GET packet carries so that it fills, with its
@@ -282,7 +285,10 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
  * payload is copied, or, when @p may_keep and it is large, kept where it is
  * until the packet is handled (then released with
  * ompi_osc_newrma_ucx_am_data_release); with @p rndv the payload is a
- * rendezvous descriptor, always kept.  @return true when kept. */
+ * rendezvous descriptor, always kept.  A large payload UCX cannot leave
+ * with us (TCP) is handled at once, read where it is, when nothing is
+ * waiting ahead of it (ompi_osc_newrma_pkt_enqueue's borrow).  @return
+ * true when kept. */
 bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload, size_t payload_len,
                                  bool may_keep, bool rndv);
 

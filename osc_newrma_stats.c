@@ -71,6 +71,11 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                           "accumulate took that lock: read again by the "
                                           "cross-memory copy under it"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
+    [OMPI_OSC_NEWRMA_STAT_PACKETS_IN_PLACE] = {"packets_in_place",
+                                               "Active messages of 4 KiB or more received "
+                                               "into a buffer UCX takes back (TCP) and handled "
+                                               "there, in UCX's receive callback, instead of "
+                                               "copied out to wait in the inbox"},
     [OMPI_OSC_NEWRMA_STAT_LOCK_WAITS] = {"lock_waits",
                                          "Lock requests that waited: a node-local lock taken "
                                          "after spinning, a remote request queued here"},

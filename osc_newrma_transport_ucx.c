@@ -426,7 +426,11 @@ static int ucx_create_worker(bool thread_multiple)
                     UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     am.id = OMPI_OSC_NEWRMA_AM_ID;
     am.cb = ucx_am_recv_cb;
-    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+    /* no UCP_AM_FLAG_PERSISTENT_DATA: UCX leaves a message's data with us
+     * where its transport can (shared memory, InfiniBand); over TCP it
+     * would copy every payload into a buffer of its own for that, where the
+     * packet layer reads it in place or copies it only when it must wait */
+    am.flags = UCP_AM_FLAG_WHOLE_MSG;
     status = ucp_worker_set_am_recv_handler(component.ucp_worker, &am);
     if (UCS_OK != status) {
         goto err_address;

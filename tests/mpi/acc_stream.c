@@ -191,7 +191,7 @@ static void check_round(mtest_win_t *w, int sync, int left, int round, int nproc
 
 int main(int argc, char **argv)
 {
-    const char *names[] = {"osc_newrma_win_packed_at_call"};
+    const char *name = "osc_newrma_win_packed_at_call";
     MPI_T_pvar_session session;
     MPI_T_pvar_handle handle;
     int nprocs, right, left, sync, provided, want_packed;
@@ -208,10 +208,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     right = (mtest_rank + 1) % nprocs;
     left = (mtest_rank + nprocs - 1) % nprocs;
-    mtest_win_create(&w, argv[1], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
-    mtest_win_zero(&w, WIN_BYTES);
-    MPI_CHECK(MPI_T_pvar_session_create(&session));
-    mtest_pvars_bind(session, names, 1, &w.win, &handle);
+    mtest_win_counted(&w, argv[1], WIN_BYTES, name, &session, &handle);
     /* lock_all: one epoch, a flush per round (once granted, the round's
      * accumulates need not wait for the lock) */
     mtest_rounds_begin(w.win, sync);

@@ -477,6 +477,17 @@ static void mtest_win_zero(mtest_win_t *w, size_t len)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A window of @p bytes per rank of @p flavor on MPI_COMM_WORLD, zeroed,
+ * and its performance variable @p name bound in a new @p session. */
+static void mtest_win_counted(mtest_win_t *w, const char *flavor, size_t bytes, const char *name,
+                              MPI_T_pvar_session *session, MPI_T_pvar_handle *handle)
+{
+    mtest_win_create(w, flavor, bytes, MPI_INFO_NULL, MPI_COMM_WORLD);
+    mtest_win_zero(w, bytes);
+    MPI_CHECK(MPI_T_pvar_session_create(session));
+    mtest_pvars_bind(*session, &name, 1, &w->win, handle);
+}
+
 /* ---- streams of accesses to the right neighbour, round by round ----
  * (get_stream, get_rdma).  argv: FLAVOR SYNC [WANT|any] [flush|local];
  * SYNC: fence, pscw, lock (a shared lock epoch per round), lockall (one

@@ -169,7 +169,7 @@ static int run_fail(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    const char *names[] = {"osc_newrma_win_packed_at_call"};
+    const char *name = "osc_newrma_win_packed_at_call";
     MPI_T_pvar_session session;
     MPI_T_pvar_handle handle;
     int nprocs, right, left, sync, provided, want_packed;
@@ -198,10 +198,7 @@ int main(int argc, char **argv)
     for (size_t x = 0; x < bytes; ++x) {
         src[x] = byte_of(mtest_rank, (int) (x / REGION), x);
     }
-    mtest_win_create(&w, argv[1], bytes, MPI_INFO_NULL, MPI_COMM_WORLD);
-    mtest_win_zero(&w, bytes);
-    MPI_CHECK(MPI_T_pvar_session_create(&session));
-    mtest_pvars_bind(session, names, 1, &w.win, &handle);
+    mtest_win_counted(&w, argv[1], bytes, name, &session, &handle);
 
     /* lock_all: one epoch, a flush per round (once granted, the PUTs of a
      * round need not wait for the lock) */

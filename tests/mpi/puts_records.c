@@ -158,7 +158,7 @@ static void check(const unsigned char *mine, int nprocs)
 
 int main(int argc, char **argv)
 {
-    const char *names[] = {"osc_newrma_win_packed_at_call"};
+    const char *name = "osc_newrma_win_packed_at_call";
     size_t bytes = SLICE * 4 + 4 * 8;
     unsigned long long packed, total = 0;
     MPI_T_pvar_session session;
@@ -185,10 +185,7 @@ int main(int argc, char **argv)
     want_packed = argc > 3 && 0 == strcmp(argv[3], "packed");
     src = malloc((size_t) nprocs * SRC_BYTES);
     mine = malloc(bytes);
-    mtest_win_create(&w, argv[1], bytes, MPI_INFO_NULL, MPI_COMM_WORLD);
-    mtest_win_zero(&w, bytes);
-    MPI_CHECK(MPI_T_pvar_session_create(&session));
-    mtest_pvars_bind(session, names, 1, &w.win, &handle);
+    mtest_win_counted(&w, argv[1], bytes, name, &session, &handle);
 
     mtest_rounds_begin(w.win, sync);
     for (int round = 0; round < ROUNDS; ++round) {
