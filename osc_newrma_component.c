@@ -217,12 +217,13 @@ static void register_ucx_transfers(void)
                   &component.lone_rdma, true);
     register_bool("rndv_puts",
                   "UCX path: a contiguous PUT of rndv_threshold bytes or more that travels as "
-                  "packets (see bulk_packets) goes by rendezvous too, as a GET's answer does; "
-                  "0: as pipelined packets of aggregate_bytes each, which the target applies "
-                  "as they arrive (over TCP, interleaved runs of 2026-11-29: a 2 MiB PUT + "
-                  "flush 227-234 us against 293 by rendezvous, 4 MiB 430-442 against 636, "
-                  "bandwidth the same) (default: 0)",
-                  &component.rndv_puts, false);
+                  "packets (see bulk_packets; over TCP) goes by rendezvous too, as a GET's "
+                  "answer does: UCX pushes it straight into the window (over TCP, interleaved "
+                  "runs of 2026-11-29 evening: a 2 MiB PUT + flush 318-332 us against 499-587 "
+                  "as packets, osc/pt2pt 288-306; that morning, on another VM, 293 against "
+                  "227-234); 0: as pipelined packets of aggregate_bytes each, which the target "
+                  "applies as they arrive (default: 1)",
+                  &component.rndv_puts, true);
     register_bool("puts_join",
                   "UCX path: small contiguous PUTs (up to 256 bytes) aggregated for one target "
                   "travel as records of a PUTS packet (16 bytes of header each, where a PUT "

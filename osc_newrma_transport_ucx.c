@@ -237,16 +237,19 @@ static char *ucx_printed(ucx_print_fn_t print, void *obj)
 #define UCX_WANT_TCP_SEGMENT  0x1
 #define UCX_WANT_ONE_TCP_RAIL 0x2
 /* Where TCP is the only network, a rendezvous (GET answers, MPI_NO_OP
- * reads and accumulates from rndv_threshold on; PUTs with rndv_puts) moves
- * its data by get_zcopy, the receiver pulling it.  By put_zcopy, a push
- * from a process waiting in an epoch's synchronization (an origin's
- * operands in a flush, a target's answer in a fence or PSCW) took 1.1-1.4
- * times as long in two sets of interleaved runs on 2026-11-29 (2 MiB
- * accumulate + flush 396-405 against 334-368 us, GET under fence 435-448
- * against 327-334), a push from one in a barrier 0.9 times (GET + flush
- * 296-304 against 327-341); on 2026-11-27 put_zcopy had won where PUTs
- * went by rendezvous too (README, Rendezvous).  Set rather than left to
- * "auto", which UCX resolves per version. */
+ * reads, accumulates and PUTs from rndv_threshold on) moves its data by
+ * put_zcopy: the sender pushes it, and UCX's TCP transport reads it from
+ * the socket straight into the receiver's buffer.  UCX 1.13's TCP has no
+ * get_zcopy: that scheme fell back to data messages the receiver copies out
+ * of its segment (perf: ucp_rndv_data_handler, as much of a GET's target
+ * time as the kernel's receive).  Interleaved runs of 2026-11-29 evening,
+ * 2 MiB, put_zcopy against get_zcopy: GET + flush 384-415 against 546-571
+ * us, under fence 422-461 against 424-552, under PSCW 496-530 against
+ * 568-597, accumulate + flush 517-575 against 620-646.  That morning, on
+ * another VM, get_zcopy had won accumulate + flush (334-368 against
+ * 396-405) and GET under fence; on 2026-11-27 put_zcopy had won (README,
+ * Rendezvous).  Set rather than left to "auto", which UCX resolves per
+ * version. */
 #define UCX_WANT_TCP_RNDV_SCHEME 0x4
 
 static unsigned ucx_wanted_keys(void)
@@ -329,7 +332,7 @@ static int ucx_init_context(bool thread_multiple, unsigned keys, ucp_context_h *
         status = ucx_config_set(config, "MAX_RNDV_RAILS", "1");
     }
     if (UCS_OK == status && (keys & UCX_WANT_TCP_RNDV_SCHEME)) {
-        status = ucx_config_set(config, "RNDV_SCHEME", "get_zcopy");
+        status = ucx_config_set(config, "RNDV_SCHEME", "put_zcopy");
     }
     if (UCS_OK == status && ucx_want_cpu_atomics()) {
         status = ucx_config_set(config, "ATOMIC_MODE", "cpu");
@@ -376,7 +379,7 @@ static int ucx_create_context(bool thread_multiple)
                        "rendezvous scheme %s",
                        (keys & UCX_WANT_TCP_SEGMENT) ? "sized" : "left alone",
                        (keys & UCX_WANT_ONE_TCP_RAIL) ? "set" : "left alone",
-                       (keys & UCX_WANT_TCP_RNDV_SCHEME) ? "get_zcopy" : "left alone");
+                       (keys & UCX_WANT_TCP_RNDV_SCHEME) ? "put_zcopy" : "left alone");
     return ret;
 }
 

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The UCX settings newrma makes on its own context follow the resources and
 # leave the user's alone: where TCP is the only network the rendezvous
-# scheme is get_zcopy (without TCP it is left alone) unless
+# scheme is put_zcopy (without TCP it is left alone) unless
 # UCX_RNDV_SCHEME or OSC_NEWRMA_UCX_RNDV_SCHEME (the name UCX reads for a
 # context with the prefix OSC_NEWRMA) is set, and the latter form is
 # honoured for the rail limit too.  Large PUTs and GETs by rendezvous move
@@ -22,13 +22,13 @@ expect() { # description pattern line
     echo "$3" | grep -q "$2" || { echo "expected '$2'"; exit 1; }
 }
 
-expect "TCP" "rendezvous scheme get_zcopy" "$(context_line -x UCX_TLS=tcp,self)"
+expect "TCP" "rendezvous scheme put_zcopy" "$(context_line -x UCX_TLS=tcp,self)"
 expect "no TCP (UCX_TLS=sm,self)" "rendezvous scheme left alone" \
     "$(context_line -x UCX_TLS=sm,self)"
-expect "UCX_RNDV_SCHEME=put_zcopy" "rendezvous scheme left alone" \
-    "$(context_line -x UCX_TLS=tcp,self -x UCX_RNDV_SCHEME=put_zcopy)"
-expect "OSC_NEWRMA_UCX_RNDV_SCHEME=put_zcopy" "rendezvous scheme left alone" \
-    "$(context_line -x UCX_TLS=tcp,self -x OSC_NEWRMA_UCX_RNDV_SCHEME=put_zcopy)"
+expect "UCX_RNDV_SCHEME=get_zcopy" "rendezvous scheme left alone" \
+    "$(context_line -x UCX_TLS=tcp,self -x UCX_RNDV_SCHEME=get_zcopy)"
+expect "OSC_NEWRMA_UCX_RNDV_SCHEME=get_zcopy" "rendezvous scheme left alone" \
+    "$(context_line -x UCX_TLS=tcp,self -x OSC_NEWRMA_UCX_RNDV_SCHEME=get_zcopy)"
 expect "OSC_NEWRMA_UCX_MAX_RNDV_RAILS=2" "one rendezvous rail left alone" \
     "$(context_line -x UCX_TLS=tcp,self -x OSC_NEWRMA_UCX_MAX_RNDV_RAILS=2)"
 # the prefixed name reaches UCX (a bad value fails the creation there)
@@ -38,7 +38,7 @@ echo "$out" | grep -q "Invalid value for RNDV_SCHEME" ||
     { echo "$out" | tail -5; echo "OSC_NEWRMA_UCX_RNDV_SCHEME did not reach UCX"; exit 1; }
 
 # every contiguous PUT and GET of 2 bytes or more by rendezvous, 8 B to 512 KiB
-for scheme in "" put_zcopy; do
+for scheme in "" get_zcopy; do
     env=(); [ -n "$scheme" ] && env=(-x OSC_NEWRMA_UCX_RNDV_SCHEME=$scheme)
     out=$(timeout 240 mpirun -np 2 "${common[@]}" -x UCX_TLS=tcp,self "${env[@]}" \
           --mca osc_newrma_bulk_packets 1 --mca osc_newrma_aggregate_threshold 1 \
@@ -48,9 +48,9 @@ for scheme in "" put_zcopy; do
     rc=$?
     if [ $rc != 0 ] || ! echo "$out" | grep -q "No Errors"; then
         echo "$out" | tail -20
-        echo "putget_fence by rendezvous, scheme ${scheme:-get_zcopy}: failed (exit $rc)"
+        echo "putget_fence by rendezvous, scheme ${scheme:-put_zcopy}: failed (exit $rc)"
         exit 1
     fi
-    echo "putget_fence by rendezvous over TCP, scheme ${scheme:-get_zcopy}: passed"
+    echo "putget_fence by rendezvous over TCP, scheme ${scheme:-put_zcopy}: passed"
 done
 echo " No Errors"
