@@ -935,12 +935,17 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-/* What of @p hdr's origin is still landing, or NULL (the receiver's own
- * notices never wait). */
+/* What of @p hdr's origin is still landing, or NULL.  The receiver's own
+ * notices never wait, nor do the answers to its GETs and fetching
+ * accumulates: each lands at its own offset of the origin's buffer and
+ * counts down its own operation, so they may land side by side (a 2 MiB
+ * MPI_NO_OP read's 256 KiB chunks over TCP had one round trip and
+ * transfer each, one after the other). */
 static pkt_landing_t *pkt_landing_ahead(const ompi_osc_newrma_pkt_hdr_t *hdr)
 {
     if (opal_list_is_empty(&pkt_landings) ||
-        (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT))) {
+        (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) ||
+        OMPI_OSC_NEWRMA_PKT_GET_REPLY == hdr->type || OMPI_OSC_NEWRMA_PKT_ACC_REPLY == hdr->type) {
         return NULL;
     }
     return pkt_landing_find(hdr->cid, hdr->src);
