@@ -935,27 +935,23 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-/* What of @p hdr's origin is still landing, or NULL.  The receiver's own
- * notices never wait, nor do the answers to its GETs and fetching
- * accumulates: each lands at its own offset of the origin's buffer and
- * counts down its own operation, so they may land side by side (a 2 MiB
- * MPI_NO_OP read's 256 KiB chunks over TCP had one round trip and
+/* @p pkt comes from an origin whose payload is still landing: it waits.
+ * The receiver's own notices never wait, nor do the answers to its GETs
+ * and fetching accumulates: each lands at its own offset of the origin's
+ * buffer and counts down its own operation, so they may land side by side
+ * (a 2 MiB MPI_NO_OP read's 256 KiB chunks over TCP had one round trip and
  * transfer each, one after the other). */
-static pkt_landing_t *pkt_landing_ahead(const ompi_osc_newrma_pkt_hdr_t *hdr)
-{
-    if (opal_list_is_empty(&pkt_landings) ||
-        (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) ||
-        OMPI_OSC_NEWRMA_PKT_GET_REPLY == hdr->type || OMPI_OSC_NEWRMA_PKT_ACC_REPLY == hdr->type) {
-        return NULL;
-    }
-    return pkt_landing_find(hdr->cid, hdr->src);
-}
-
-/* @p pkt comes from an origin whose payload is still landing: it waits. */
 static bool pkt_landing_hold(ompi_osc_newrma_pkt_t *pkt)
 {
-    pkt_landing_t *landing = pkt_landing_ahead(&pkt->hdr);
+    pkt_landing_t *landing;
 
+    if (opal_list_is_empty(&pkt_landings) ||
+        (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) ||
+        OMPI_OSC_NEWRMA_PKT_GET_REPLY == pkt->hdr.type ||
+        OMPI_OSC_NEWRMA_PKT_ACC_REPLY == pkt->hdr.type) {
+        return false;
+    }
+    landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
     if (NULL == landing) {
         return false;
     }
@@ -991,9 +987,9 @@ void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
 
 /* A packet that touches the window's memory or lock: answers, which
  * requests of mine wait for, and the rest pass the epoch check. */
-static bool pkt_of_epoch(const ompi_osc_newrma_pkt_hdr_t *hdr)
+static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
 {
-    switch (hdr->type) {
+    switch (pkt->hdr.type) {
         case OMPI_OSC_NEWRMA_PKT_PUT:
         case OMPI_OSC_NEWRMA_PKT_RMA_DONE:
         case OMPI_OSC_NEWRMA_PKT_LOCK:
@@ -1005,37 +1001,29 @@ static bool pkt_of_epoch(const ompi_osc_newrma_pkt_hdr_t *hdr)
         case OMPI_OSC_NEWRMA_PKT_GET:
         case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
         case OMPI_OSC_NEWRMA_PKT_PUTS:
-            return 0 ==
-                   (hdr->flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
+            return 0 == (pkt->hdr.flags &
+                         (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
         default:
             return false;
     }
 }
 
-/* @p hdr is of a peer's next fence epoch: the peer's fence is done and
- * mine is not (fence.epoch; a peer is at most one epoch ahead, since its
- * fence waited for mine to start, so the parity tells).  A window of one
+/* Hold @p pkt if it is of a peer's next fence epoch: the peer's fence is
+ * done and mine is not (fence.epoch; a peer is at most one epoch ahead,
+ * since its fence waited for mine to start, so the parity tells).  Under
+ * the inbox lock, as ompi_osc_newrma_pkt_epoch_done: a packet is either
+ * held before the fence is done, or handled after.  A window of one
  * segment needs none of it (a peer's next epoch waits for my
  * fence_drained). */
-static bool pkt_epoch_next(const ompi_osc_newrma_module_t *module,
-                           const ompi_osc_newrma_pkt_hdr_t *hdr)
-{
-    return !module->shm.whole && pkt_of_epoch(hdr) &&
-           (0 != (hdr->echo & OMPI_OSC_NEWRMA_PKT_MARK_EPOCH)) != (0 != module->fence.epoch);
-}
-
-/* Hold @p pkt if it is of a peer's next fence epoch (pkt_epoch_next).
- * Under the inbox lock, as ompi_osc_newrma_pkt_epoch_done: a packet is
- * either held before the fence is done, or handled after. */
 static bool pkt_epoch_hold(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool next;
 
-    if (module->shm.whole || !pkt_of_epoch(&pkt->hdr)) {
+    if (module->shm.whole || !pkt_of_epoch(pkt)) {
         return false;
     }
     ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    next = pkt_epoch_next(module, &pkt->hdr);
+    next = (0 != (pkt->hdr.echo & OMPI_OSC_NEWRMA_PKT_MARK_EPOCH)) != (0 != module->fence.epoch);
     if (next) {
         opal_list_append(&module->epoch_held, &pkt->super);
     }
@@ -1065,7 +1053,7 @@ static void pkt_learn_drained(ompi_osc_newrma_module_t *module, const ompi_osc_n
         case OMPI_OSC_NEWRMA_PKT_POST:
             break;
         default:
-            if (!pkt_of_epoch(&pkt->hdr)) {
+            if (!pkt_of_epoch(pkt)) {
                 return;
             }
     }
@@ -1173,21 +1161,6 @@ static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
     return pkt;
 }
 
-/* Whether pkt_dispatch would hold a packet with @p hdr now. */
-static bool pkt_would_hold(const ompi_osc_newrma_pkt_hdr_t *hdr)
-{
-    ompi_osc_newrma_module_t *module;
-
-    if (NULL != pkt_landing_ahead(hdr)) {
-        return true;
-    }
-    if (OMPI_OSC_NEWRMA_PKT_REGION_REPLY == hdr->type) {
-        return false;
-    }
-    module = pkt_window(hdr->cid);
-    return NULL != module && (!module->built || pkt_epoch_next(module, hdr));
-}
-
 /* A payload of type @p type that its handler only copies, byte for byte
  * (memcpy or the datatype engine): where it starts does not matter. */
 static bool pkt_type_bytes_only(uint8_t type)
@@ -1225,23 +1198,25 @@ static bool pkt_bytes_only(uint8_t type, const char *payload, size_t len)
  * a stream of 2 MiB PUTs: perf).  Only for large payloads (what it saves),
  * aligned as a copy would be unless only copied, and only where the
  * packet would be handled next anyway: nothing ahead of it in the inbox,
- * nothing to hold it, one thread at the inbox (with more, a packet
- * released from a hold may enter it meanwhile).  The callback runs inside
- * the agent's turn (UCX's worker is progressed there only), before the
- * agent reads the inbox: the handler's context is the same. */
+ * one thread at the inbox (with more, a packet released from a hold may
+ * enter it meanwhile).  The callback runs inside the agent's turn (UCX's
+ * worker is progressed there only), before the agent reads the inbox: the
+ * handler's context is the same.  A packet that dispatching holds instead
+ * (its origin's payload still landing, its window still in creation, a
+ * fence epoch not reached) copies its payload then (pkt_deliver). */
 static bool pkt_may_borrow(const ompi_osc_newrma_pkt_hdr_t *hdr, const char *payload,
                            size_t payload_len)
 {
     return payload_len >= OMPI_OSC_NEWRMA_PKT_KEEP_MIN && !ompi_osc_newrma_threaded() &&
            opal_list_is_empty(&component.inbox) &&
-           (0 == ((uintptr_t) payload & 7) || pkt_bytes_only(hdr->type, payload, payload_len)) &&
-           !pkt_would_hold(hdr);
+           (0 == ((uintptr_t) payload & 7) || pkt_bytes_only(hdr->type, payload, payload_len));
 }
 
 /* A borrowed payload copied to a buffer of the packet's own, which a held
- * packet needs (UCX takes its buffer back).  Out of memory, the packet
- * goes on without it: its handler fails it, and its origin's completing
- * call reports that. */
+ * packet needs (UCX takes its buffer back; with one thread at the inbox
+ * nothing reads the held packet before).  Out of memory, the packet goes
+ * on without it: its handler fails it, and its origin's completing call
+ * reports that. */
 static void pkt_own_payload(ompi_osc_newrma_pkt_t *pkt)
 {
     char *copy = ompi_osc_newrma_ucx_am_buffer(0, pkt->payload_len);
@@ -1266,7 +1241,7 @@ static void pkt_deliver(ompi_osc_newrma_pkt_t *pkt)
         }
         pkt_free(pkt);
     } else if (pkt->borrowed) {
-        pkt_own_payload(pkt); /* pkt_may_borrow said it would not be held */
+        pkt_own_payload(pkt);
     }
 }
 
