@@ -177,6 +177,9 @@ struct ompi_osc_newrma_component_t {
     bool lone_rdma;
     /** PUTs of rndv_threshold bytes or more go by rendezvous too (not pipelined packets) */
     bool rndv_puts;
+    /** large MPI_NO_OP reads over TCP answered from the window without the
+     * accumulate lock, checked by its sequence (OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED) */
+    bool read_unlocked;
     /** a small aggregated PUT right after the previous one's bytes joins its record */
     bool puts_join;
     /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:
@@ -575,6 +578,12 @@ struct ompi_osc_newrma_module_t {
      * through the target's mailbox (ompi_osc_newrma_mbox_stream), by time
      * as acc_pick; under the window lock */
     ompi_osc_newrma_pick_t stream_pick;
+    /** target of MPI_NO_OP reads its origins let it answer without the
+     * accumulate lock (read_unlocked): after one read again, the next
+     * reads_backoff (1, doubling to 64 while they keep being read again)
+     * take the copy under the lock, reads_skip of them still to come; the
+     * agent's only */
+    uint32_t reads_backoff, reads_skip;
 };
 
 #define OMPI_OSC_NEWRMA_CMA_WAY_COPY    0

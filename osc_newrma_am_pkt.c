@@ -781,6 +781,7 @@ static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
 /* ---- rendezvous payloads landing: the packets behind them wait ---- */
 
 static void pkt_free(ompi_osc_newrma_pkt_t *pkt);
+static void pkt_landing_done(const ompi_osc_newrma_pkt_t *notice);
 
 static pkt_landing_t *pkt_landing_find(uint32_t cid, int32_t src)
 {
@@ -833,16 +834,15 @@ static void pkt_notice_post(void *ctx, int status)
     pkt_inbox_append(notice);
 }
 
-/* ompi_osc_newrma_pkt_land, with the @p notice that comes back */
-static int pkt_land_notice(ompi_osc_newrma_pkt_t *pkt, void *dest, ompi_osc_newrma_pkt_t *notice)
+/* The later packets of @p pkt's origin on its window wait until a notice
+ * that holds them comes back (pkt_landing_done). */
+static int pkt_landing_add(const ompi_osc_newrma_pkt_t *pkt)
 {
     pkt_landing_t *landing = pkt_landing_find(pkt->hdr.cid, pkt->hdr.src);
-    void *desc = pkt->ucx_data;
 
     if (NULL == landing) {
         landing = OBJ_NEW(pkt_landing_t);
         if (NULL == landing) {
-            pkt_free(notice);
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         landing->cid = pkt->hdr.cid;
@@ -852,6 +852,28 @@ static int pkt_land_notice(ompi_osc_newrma_pkt_t *pkt, void *dest, ompi_osc_newr
         opal_list_append(&pkt_landings, &landing->super);
     }
     landing->count++;
+    return OMPI_SUCCESS;
+}
+
+/* A notice whose rendezvous held its origin's later packets: a payload
+ * that landed, or an answer read without the accumulate lock. */
+static bool pkt_notice_holds(const ompi_osc_newrma_pkt_t *notice)
+{
+    return (notice->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) ||
+           (OMPI_OSC_NEWRMA_PKT_ACC == notice->hdr.type &&
+            (notice->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) &&
+            (notice->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED));
+}
+
+/* ompi_osc_newrma_pkt_land, with the @p notice that comes back */
+static int pkt_land_notice(ompi_osc_newrma_pkt_t *pkt, void *dest, ompi_osc_newrma_pkt_t *notice)
+{
+    void *desc = pkt->ucx_data;
+
+    if (OMPI_SUCCESS != pkt_landing_add(pkt)) {
+        pkt_free(notice);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     pkt->ucx_data = NULL; /* UCX's from here on */
     ompi_osc_newrma_ucx_am_recv(desc, dest, pkt->payload_len, pkt_notice_post, notice);
     return OMPI_SUCCESS;
@@ -907,10 +929,15 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_pkt_hdr_t reply = {0};
     size_t len = pkt->hdr.len;
     ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_SENT);
+    bool held = false;
     ucp_ep_h ep;
     int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE
                              : ompi_osc_newrma_pkt_ep(module, pkt->hdr.src, &ep);
 
+    if (OMPI_SUCCESS == ret && pkt_notice_holds(notice)) {
+        ret = pkt_landing_add(pkt);
+        held = OMPI_SUCCESS == ret;
+    }
     if (NULL != notice && owned) {
         notice->payload = (char *) data; /* freed with the notice (pkt_free) */
         notice->am_buffer = true;
@@ -929,6 +956,9 @@ int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
                                                pkt_notice_post, notice);
     }
     if (OMPI_SUCCESS != ret && NULL != notice) {
+        if (held) {
+            pkt_landing_done(notice); /* nothing holds them now */
+        }
         notice->am_buffer = false; /* @p data stays the caller's */
         pkt_free(notice);
     }
@@ -1236,7 +1266,7 @@ static void pkt_own_payload(ompi_osc_newrma_pkt_t *pkt)
 static void pkt_deliver(ompi_osc_newrma_pkt_t *pkt)
 {
     if (pkt_dispatch(pkt)) {
-        if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
+        if (pkt_notice_holds(pkt)) {
             pkt_landing_done(pkt); /* handled, or its window is gone */
         }
         pkt_free(pkt);

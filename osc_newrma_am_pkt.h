@@ -92,6 +92,15 @@ typedef enum {
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
 #define OMPI_OSC_NEWRMA_PKT_FLAG_DISCARDED 0x04
+/** ACC (a fetching MPI_NO_OP of a contiguous range, old values by
+ * rendezvous, plain rule): the target may answer from its window without
+ * the accumulate lock, noting the lock word's sequence before and checking
+ * it once the answer has been read; each chunk is answered twice, by the
+ * data read so, then by an empty ACC_REPLY when it stands or by the data
+ * read again under the lock (ompi_osc_newrma_pkt_answer_rndv holds the
+ * origin's later packets until then).  Shares its bit with DISCARDED,
+ * which only LOCK_GRANTED and SINGLE_ACK carry. */
+#define OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED 0x04
 /** PUT: the payload is the data for [addr, addr+len), no datatype */
 #define OMPI_OSC_NEWRMA_PKT_FLAG_CONTIG 0x08
 /** the packet's rendezvous payload has landed (ompi_osc_newrma_pkt_land);
@@ -274,8 +283,13 @@ int ompi_osc_newrma_pkt_send(ompi_osc_newrma_module_t *module, int dest,
  * and the outcome in hdr.status (so what depends on the read, such as
  * counting a GET as applied, waits for it).  When @p owned, @p data is a
  * buffer of the transport's pool (ompi_osc_newrma_ucx_am_buffer) that the
- * answer frees after that visit.  Handler context only.  @return an error
- * if nothing was sent (@p data stays the caller's).
+ * answer frees after that visit.  A packet with
+ * OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED (its answer read from the window
+ * without the accumulate lock) holds its origin's later packets on the
+ * window until that visit is through, as a payload still landing does: an
+ * accumulate of that origin behind it must not change what it reads.
+ * Handler context only.  @return an error if nothing was sent (@p data
+ * stays the caller's).
  */
 int ompi_osc_newrma_pkt_answer_rndv(ompi_osc_newrma_module_t *module,
                                     const ompi_osc_newrma_pkt_t *pkt, uint8_t type,

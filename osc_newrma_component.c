@@ -224,6 +224,17 @@ static void register_ucx_transfers(void)
                   "227-234); 0: as pipelined packets of aggregate_bytes each, which the target "
                   "applies as they arrive (default: 1)",
                   &component.rndv_puts, true);
+    register_bool("read_unlocked",
+                  "UCX path, over TCP: an MPI_NO_OP read (MPI_Get_accumulate, MPI_Fetch_and_op) "
+                  "of a contiguous range of rndv_threshold bytes or more, under the plain "
+                  "accumulate rule (acc_atomics 0), is answered by the target straight from its "
+                  "window without its accumulate lock, as a GET is, in one rendezvous instead "
+                  "of 256 KiB chunks copied under the lock; the target compares the lock word's "
+                  "sequence before and after and, when an accumulate took the lock meanwhile, "
+                  "reads again under it (counter reads_again); the origin's later packets wait "
+                  "at the target until then (accumulate ordering); the origin's setting "
+                  "decides; 0: always the copy under the lock (default: 1)",
+                  &component.read_unlocked, true);
     register_bool("puts_join",
                   "UCX path: small contiguous PUTs (up to 256 bytes) aggregated for one target "
                   "travel as records of a PUTS packet (16 bytes of header each, where a PUT "

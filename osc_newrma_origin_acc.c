@@ -209,8 +209,34 @@ static int acc_send_chunk(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     return ret;
 }
 
+/* A large MPI_NO_OP read by rendezvous that the target may answer from
+ * its window without the accumulate lock (OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED,
+ * read_unlocked): a contiguous target range, under the plain rule (no UCX
+ * or CPU atomic writes without the lock). */
+static bool acc_unlocked(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
+{
+    ptrdiff_t toff;
+
+    return mca_osc_newrma_component.read_unlocked && OMPI_OSC_NEWRMA_OP_GACC == op->kind &&
+           ompi_osc_newrma_acc_is_no_op(op->acc_op) && ompi_osc_newrma_acc_plain(module) &&
+           ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &toff);
+}
+
+/* One ACC packet that may be answered without the lock: alone in its
+ * message, after what was aggregated before it, so that the target's hold
+ * on its origin's later packets (ompi_osc_newrma_pkt_answer_rndv) covers
+ * every one of them; the description is all its payload. */
+static int acc_send_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             ompi_osc_newrma_op_t *op, ompi_osc_newrma_pkt_hdr_t *hdr,
+                             const void *desc, size_t desc_len)
+{
+    return ompi_osc_newrma_pkt_send_op(module, target, op, hdr, NULL, 0, desc, desc_len, false);
+}
+
 /* ACC packets: the target layout's description, then the operands of one
- * chunk (and, for CAS, the compare value). */
+ * chunk (and, for CAS, the compare value).  A chunk read without the lock
+ * is answered twice (FLAG_UNLOCKED), and in one piece: the target's copy
+ * that the chunks overlapped is gone. */
 static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                              ompi_osc_newrma_op_t *op, const char *stream)
 {
@@ -218,7 +244,9 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     size_t desc_len = ompi_datatype_pack_description_length(op->target_dt);
     bool rndv = acc_rndv(module, target, op);
     bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
-    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic, fetch)
+    bool unlocked = rndv && acc_unlocked(module, op);
+    int32_t answers = unlocked ? 2 : 1;
+    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic, fetch && !unlocked)
                         : ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
     char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
     const void *desc;
@@ -240,18 +268,22 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     if (rndv && fetch) {
         hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_RNDV; /* the old values by rendezvous */
     }
+    if (unlocked) {
+        hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED;
+    }
     for (size_t offset = 0; OMPI_SUCCESS == ret && offset < op->bytes; offset += chunk) {
         size_t len = op->bytes - offset < chunk ? op->bytes - offset : chunk;
         size_t data_len = NULL == stream ? 0 : OMPI_OSC_NEWRMA_OP_CAS == op->kind ? 2 * len : len;
         hdr.tag = offset;
         hdr.len = len;
         if (fetch) {
-            opal_atomic_add_fetch_32(&op->outstanding, 1); /* its ACC_REPLY */
+            opal_atomic_add_fetch_32(&op->outstanding, answers); /* its ACC_REPLYs */
         }
-        ret = acc_send_chunk(module, target, op, &hdr, desc, desc_len,
-                             NULL == stream ? NULL : stream + offset, data_len, rndv);
+        ret = unlocked ? acc_send_unlocked(module, target, op, &hdr, desc, desc_len)
+                       : acc_send_chunk(module, target, op, &hdr, desc, desc_len,
+                                        NULL == stream ? NULL : stream + offset, data_len, rndv);
         if (OMPI_SUCCESS != ret && fetch) {
-            opal_atomic_add_fetch_32(&op->outstanding, -1);
+            opal_atomic_add_fetch_32(&op->outstanding, -answers);
         }
     }
     OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d as packets%s", op->bytes,

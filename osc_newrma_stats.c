@@ -66,10 +66,17 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                            "moved by MPI_Get or MPI_Put itself, without an "
                                            "operation element (counted in ops_rdma too)"},
     [OMPI_OSC_NEWRMA_STAT_READS_AGAIN] = {"reads_again",
-                                          "MPI_NO_OP reads by UCX's transfer without the "
-                                          "target's accumulate lock during which an "
-                                          "accumulate took that lock: read again by the "
-                                          "cross-memory copy under it"},
+                                          "MPI_NO_OP reads without the target's accumulate "
+                                          "lock during which an accumulate took that lock, "
+                                          "read again under it: by UCX's transfer from a "
+                                          "node-local peer (counted at the origin, read "
+                                          "again by the cross-memory copy), or answered "
+                                          "over TCP from the window (counted at the "
+                                          "target, see read_unlocked)"},
+    [OMPI_OSC_NEWRMA_STAT_READS_UNLOCKED] = {"reads_unlocked",
+                                             "MPI_NO_OP chunks this target answered over TCP "
+                                             "straight from its window without its accumulate "
+                                             "lock (see read_unlocked), read again or not"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_PACKETS_IN_PLACE] = {"packets_in_place",
                                                "Active messages of 4 KiB or more received "

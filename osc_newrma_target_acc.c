@@ -17,6 +17,7 @@
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_am_data.h"
 #include "osc_newrma_base_acc.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_target_acc.h"
 #include "osc_newrma_transport_ucx.h"
@@ -110,6 +111,118 @@ static bool acc_answer_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_new
                                module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, result, true);
 }
 
+/* The second answer to an ACC with OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED: no
+ * data (the first one's stands), its origin counts it like the first. */
+static void acc_answer_empty(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                             int status)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+
+    reply.type = OMPI_OSC_NEWRMA_PKT_ACC_REPLY;
+    reply.status = status;
+    reply.echo = pkt->hdr.echo;
+    reply.tag = pkt->hdr.tag;
+    reply.tag2 = pkt->hdr.tag2;
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_reply(module, pkt, &reply, NULL, 0)) {
+        opal_output(0, "osc/newrma: cannot answer an accumulate of rank %d", pkt->hdr.src);
+    }
+}
+
+/* An MPI_NO_OP chunk its origin lets us read without the accumulate lock
+ * (FLAG_UNLOCKED): answered by rendezvous straight from the window, as a
+ * GET is, instead of copied under the lock first (over TCP, a 2 MiB read
+ * took twice a GET's time that way: the copy, 145 us here, came on top of
+ * the kernel's, both on the target's core).  The lock word's sequence
+ * goes in the notice (hdr.count, the layout's count, which it no longer
+ * needs), the chunk's address in hdr.addr, for acc_read_verify; the
+ * origin's later packets wait for that (ompi_osc_newrma_pkt_answer_rndv),
+ * so none of its own accumulates can come between.  @return an error to
+ * take the copy under the lock instead. */
+static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt,
+                             ompi_datatype_t *dt)
+{
+    ompi_osc_newrma_pkt_hdr_t asked = pkt->hdr;
+    ptrdiff_t off;
+    int ret;
+
+    if (!ompi_osc_newrma_acc_plain(module) || NULL != pkt->replies ||
+        !ompi_osc_newrma_acc_is_no_op(PMPI_Op_f2c(pkt->hdr.acc_op)) ||
+        !ompi_osc_newrma_dtype_contig(dt, (int) pkt->hdr.count, &off)) {
+        return OMPI_ERR_NOT_AVAILABLE; /* not what the origin may ask (a BATCH holds nothing) */
+    }
+    if (module->reads_skip > 0) {
+        module->reads_skip--; /* accumulates kept overlapping such reads lately */
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    pkt->hdr.addr += (uint64_t) off + pkt->hdr.tag;
+    pkt->hdr.count = (uint32_t) ompi_osc_newrma_acc_lock_seq(&module->my_lock->acc_lock);
+    ret = ompi_osc_newrma_pkt_answer_rndv(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY,
+                                          (const void *) (uintptr_t) pkt->hdr.addr, false);
+    if (OMPI_SUCCESS == ret) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, READS_UNLOCKED, 1);
+    } else {
+        pkt->hdr = asked; /* for the copy */
+    }
+    return ret;
+}
+
+/* The chunk of @p notice read again under the lock and sent as its second
+ * answer, which lands where the first did. */
+static int acc_read_again(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *notice)
+{
+    volatile int32_t *lock = &module->my_lock->acc_lock;
+    char *again = ompi_osc_newrma_ucx_am_buffer(0, notice->hdr.len);
+    int ret;
+
+    if (NULL == again) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ompi_osc_newrma_acc_lock_take(lock);
+    ompi_osc_newrma_copy(again, (const void *) (uintptr_t) notice->hdr.addr, notice->hdr.len);
+    ompi_osc_newrma_acc_lock_release(lock);
+    /* a plain answer, which holds nothing; the flag stays on the notice,
+     * whose delivery ends its hold */
+    notice->hdr.flags &= (uint8_t) ~OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED;
+    ret =
+        ompi_osc_newrma_pkt_answer_rndv(module, notice, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, again, true);
+    notice->hdr.flags |= OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED;
+    if (OMPI_SUCCESS != ret) {
+        ompi_osc_newrma_ucx_am_buffer_free(again);
+    }
+    return ret;
+}
+
+/* The lock-free answer of acc_read_unlocked has been read: it stands when
+ * the lock word was even then and has not moved since (no accumulate wrote
+ * this window meanwhile), and the empty second answer says so; otherwise
+ * the chunk is read again under the lock (acc_read_again).  Then the chunk
+ * counts as applied (an RMA_DONE or UNLOCK behind it waited). */
+static void acc_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *notice)
+{
+    int32_t seq = (int32_t) notice->hdr.count;
+    int ret = notice->hdr.status;
+    bool again = false;
+
+    if (OMPI_SUCCESS == ret &&
+        (0 != (seq & 1) || ompi_osc_newrma_acc_lock_seq(&module->my_lock->acc_lock) != seq)) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, READS_AGAIN, 1);
+        /* the transfer was for nothing: while that keeps happening, try
+         * it on ever fewer reads */
+        module->reads_backoff = module->reads_backoff < 1    ? 1
+                                : module->reads_backoff < 64 ? 2 * module->reads_backoff
+                                                             : 64;
+        module->reads_skip = module->reads_backoff;
+        ret = acc_read_again(module, notice);
+        again = OMPI_SUCCESS == ret;
+    } else if (OMPI_SUCCESS == ret) {
+        module->reads_backoff = 0;
+    }
+    if (!again) {
+        acc_answer_empty(module, notice, ret);
+    }
+    ompi_osc_newrma_pkt_count_applied(module, notice, ret);
+}
+
 /* Target side: an ACC packet (agent).  The old values of a fetching one
  * go to a buffer of the transport's pool, not one malloc'd per packet: a
  * chunk is up to 64 KiB, and glibc giving the heap's top back after each
@@ -117,10 +230,15 @@ static bool acc_answer_rndv(ompi_osc_newrma_module_t *module, const ompi_osc_new
 static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
+    bool unlocked = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED;
     ompi_datatype_t *dt = NULL;
     char *result = NULL;
     int ret = OMPI_SUCCESS;
 
+    if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) && unlocked) {
+        acc_read_verify(module, pkt);
+        return;
+    }
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
         /* its answer by rendezvous was read; the packet counted already */
         if (OMPI_SUCCESS != pkt->hdr.status) {
@@ -144,7 +262,14 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     }
     if (OMPI_SUCCESS == ret) {
         ret = OMPI_ERR_OUT_OF_RESOURCE;
-        if (NULL != (dt = ompi_osc_newrma_pkt_datatype(module, pkt)) &&
+        dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+        if (NULL != dt && unlocked && fetch && OMPI_SUCCESS == acc_read_unlocked(module, pkt, dt)) {
+            ompi_osc_newrma_dtype_release(dt);
+            return; /* counted when read (acc_read_verify) */
+        }
+        /* else copied under the lock and answered as usual, then once more, empty */
+        pkt->hdr.flags &= (uint8_t) ~OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED;
+        if (NULL != dt &&
             (!fetch || NULL != (result = ompi_osc_newrma_ucx_am_buffer(0, pkt->hdr.len)))) {
             ret = acc_apply_hdr(module, &pkt->hdr, dt, (int) pkt->hdr.count,
                                 pkt->payload + pkt->hdr.desc_len, result);
@@ -159,6 +284,9 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         /* answered even when it failed, so the origin is not left waiting */
         ompi_osc_newrma_pkt_answer(module, pkt, OMPI_OSC_NEWRMA_PKT_ACC_REPLY, ret,
                                    OMPI_SUCCESS == ret ? result : NULL);
+    }
+    if (fetch && unlocked) {
+        acc_answer_empty(module, pkt, ret); /* its origin counts on two */
     }
     ompi_osc_newrma_ucx_am_buffer_free(result);
     ompi_osc_newrma_dtype_release(dt);

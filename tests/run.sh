@@ -61,6 +61,7 @@ variant_args() {
         smallaggtcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self \
 --mca osc_newrma_aggregate_bytes 512" ;;
         pkttcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_rndv_puts 0" ;;
+        lockedtcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_read_unlocked 0" ;;
         rndv) echo "--mca osc_newrma_shm 0 --mca osc_newrma_bulk_packets 1 \
 --mca osc_newrma_aggregate_threshold 1 --mca osc_newrma_rndv_threshold 2 \
 --mca osc_newrma_rndv_puts 1" ;;

@@ -15,11 +15,14 @@
  *      operands);
  * and to its right neighbour, without a flush in between (MPI's default
  * accumulate_ordering: each must see the one before it):
- *   C: MPI_REPLACE of COUNT int64, MPI_SUM of 1 over them, and
+ *   C: MPI_REPLACE of COUNT int64, MPI_SUM of 1 over them,
  *      MPI_Get_accumulate(MPI_NO_OP) of them, which must read the stamp of
- *      the REPLACE plus 1 in every element.
+ *      the REPLACE plus 1 in every element, and MPI_SUM of 1 again, which
+ *      it must not (over TCP the target answers that read from its window
+ *      without the accumulate lock, read_unlocked, and holds the SUM
+ *      behind it until the answer has been read).
  * At the end block A holds the sum of every rank's adds, B the same in
- * its even elements and 0 in the odd ones, C the last stamp plus 1.
+ * its even elements and 0 in the odd ones, C the last stamp plus 2.
  *
  * usage: acc_large FLAVOR SYNC [ROUNDS] [COUNT]   (SYNC: fence | lock | lockall | pscw)
  */
@@ -68,6 +71,8 @@ static void ops_to(int t, int round)
                                  MPI_SUM, w.win));
         MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, got, count, MPI_INT64_T, t,
                                      disp(t, AT_C), count, MPI_INT64_T, MPI_NO_OP, w.win));
+        MPI_CHECK(MPI_Accumulate(ones, count, MPI_INT64_T, t, disp(t, AT_C), count, MPI_INT64_T,
+                                 MPI_SUM, w.win));
     }
 }
 
@@ -129,9 +134,9 @@ static void check_blocks(void)
         bad += b[2 * i] != all || b[2 * i + 1] != 0;
         MTEST_CHECK(b[2 * i] == all && b[2 * i + 1] == 0, "B[%d], B[%d] hold %lld, %lld", 2 * i,
                     2 * i + 1, (long long) b[2 * i], (long long) b[2 * i + 1]);
-        bad += c[i] != stamp_of(left, rounds) + 1;
-        MTEST_CHECK(c[i] == stamp_of(left, rounds) + 1, "C[%d] holds %lld, expected %lld", i,
-                    (long long) c[i], (long long) stamp_of(left, rounds) + 1);
+        bad += c[i] != stamp_of(left, rounds) + 2;
+        MTEST_CHECK(c[i] == stamp_of(left, rounds) + 2, "C[%d] holds %lld, expected %lld", i,
+                    (long long) c[i], (long long) stamp_of(left, rounds) + 2);
     }
     free(mem);
 }

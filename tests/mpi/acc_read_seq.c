@@ -8,7 +8,7 @@
  * against the lock word's sequence and read again under the lock when an
  * accumulate took it meanwhile (osc_newrma_cma_pick; counter reads_again).
  *
- * usage: acc_read_seq FLAVOR [READS] [MODE] [counted]
+ * usage: acc_read_seq FLAVOR [READS] [MODE] [counted|unlocked]
  *   MODE race (default): rank 1 adds 1 to every element of its block
  *        again and again (MPI_Accumulate SUM to itself, flushed, then as
  *        long again without the lock),
@@ -23,6 +23,11 @@
  *        each way, UCX's among them, and the adds overlap them.
  *   MODE quiet: the same reads with nobody writing; with "counted",
  *        reads_again stays 0.
+ * With "unlocked" (over TCP: the target answers a read from its window
+ * without the lock, read_unlocked) the counters are summed over the ranks:
+ * reads_unlocked above 0, reads_again above 0 (race: the target is the
+ * writer, whose adds overlap the answers; after one read again the target
+ * skips a few reads, so some go each way) or 0 (quiet).
  * Other ranks only take part in the synchronization.
  */
 #include "mtest.h"
@@ -31,17 +36,23 @@
 #define HOT   COUNT        /* the whole block: an add holds the lock 100 us or more */
 
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle again_h;
-static const char *const again_name[1] = {"osc_newrma_win_reads_again"};
+static MPI_T_pvar_handle h[2]; /* reads_again, reads_unlocked */
+static const char *const again_name[2] = {"osc_newrma_win_reads_again",
+                                          "osc_newrma_win_reads_unlocked"};
 static int me, nprocs, reads = 40;
 static mtest_win_t w;
 
-static unsigned long long reads_again(void)
+static unsigned long long pvar(MPI_T_pvar_handle h)
 {
     unsigned long long v;
 
-    MPI_CHECK(MPI_T_pvar_read(session, again_h, &v));
+    MPI_CHECK(MPI_T_pvar_read(session, h, &v));
     return v;
+}
+
+static unsigned long long reads_again(void)
+{
+    return pvar(h[0]);
 }
 
 /* READS reads; when @p until_again, more until one was read again, for up
@@ -113,7 +124,7 @@ int main(int argc, char **argv)
     mtest_win_create(&w, argc > 1 ? argv[1] : "create", COUNT * sizeof(int64_t), MPI_INFO_NULL,
                      MPI_COMM_WORLD);
     mtest_win_zero(&w, COUNT * sizeof(int64_t));
-    mtest_pvars_bind(session, again_name, 1, &w.win, &again_h);
+    mtest_pvars_bind(session, again_name, 2, &w.win, h);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_CHECK(MPI_Win_lock_all(0, w.win));
     if (0 == me) {
@@ -136,13 +147,23 @@ int main(int argc, char **argv)
                         (long long) got[i], (long long) adds);
         }
     }
+    if (argc > 4 && 0 == strcmp(argv[4], "unlocked")) {
+        unsigned long long mine[2] = {reads_again(), pvar(h[1])}, all[2];
+
+        MPI_CHECK(MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD));
+        MTEST_CHECK(0 != me || all[1] > 0, "no read answered without the lock");
+        MTEST_CHECK(0 != me || (race ? all[0] > 0 : 0 == all[0]),
+                    "%llu of %llu reads without the lock read again (%s)", all[0], all[1],
+                    race ? "race" : "quiet");
+    }
     if (0 == me && argc > 4 && 0 == strcmp(argv[4], "counted")) {
         /* the shm path's entries: reads by UCX's transfer, which the
          * adds overlapped, were read again (quiet: none) */
         MTEST_CHECK(race ? again > 0 : 0 == again, "%llu reads read again (%s)", again,
                     race ? "race" : "quiet");
     }
-    MPI_T_pvar_handle_free(session, &again_h);
+    MPI_T_pvar_handle_free(session, &h[0]);
+    MPI_T_pvar_handle_free(session, &h[1]);
     MPI_T_pvar_session_free(&session);
     mtest_win_free(&w);
     MPI_T_finalize();
