@@ -225,7 +225,7 @@ static void register_ucx_transfers(void)
                   "applies as they arrive (default: 1)",
                   &component.rndv_puts, true);
     register_bool("read_unlocked",
-                  "UCX path, over TCP: an MPI_NO_OP read (MPI_Get_accumulate, MPI_Fetch_and_op) "
+                  "UCX path, over TCP: an MPI_NO_OP read (MPI_Get_accumulate) "
                   "of a contiguous range of rndv_threshold bytes or more, under the plain "
                   "accumulate rule (acc_atomics 0), is answered by the target straight from its "
                   "window without its accumulate lock, as a GET is, in one rendezvous instead "
