@@ -892,6 +892,26 @@ static inline size_t acc_count(size_t bytes, size_t size)
     return 0 == (size & (size - 1)) ? bytes >> __builtin_ctzl(size) : bytes / size;
 }
 
+/* Bytes a fetching reduction copies out and reduces at a time. */
+#define ACC_FETCH_BLOCK ((size_t) 8192)
+
+/* A fetching reduction by @p loop, block by block: each block's old values
+ * copied out, then reduced while it is still in the L1 cache, where the
+ * copy of the whole range and then its reduction read the target twice
+ * from memory. */
+static void acc_fetch_loop(acc_loop_fn_t loop, char *target, const char *origin, char *result,
+                           size_t bytes, size_t size)
+{
+    size_t block = ACC_FETCH_BLOCK / size * size;
+
+    for (size_t at = 0; at < bytes; at += block) {
+        size_t len = bytes - at < block ? bytes - at : block;
+
+        ompi_osc_newrma_copy_elem(result + at, target + at, len);
+        loop(target + at, origin + at, acc_count(len, size));
+    }
+}
+
 /* One contiguous piece of a plain window's access, under the lock. */
 static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx)
 {
@@ -902,6 +922,10 @@ static int acc_segment_plain(uint64_t addr, size_t len, size_t offset, void *ctx
     const char *o = a->origin_in_layout ? a->origin + (t - a->base) : a->origin + rel;
 
     /* a reduction or a CAS: NO_OP and REPLACE only move (acc_move) */
+    if (NULL != a->result && NULL != w->loop && NULL == a->compare) {
+        acc_fetch_loop(w->loop, t, o, a->result + rel, len, w->size);
+        return OMPI_SUCCESS;
+    }
     if (NULL != a->result) {
         ompi_osc_newrma_copy(a->result + rel, t, len);
     }
@@ -939,6 +963,11 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
         return false;
     }
     acc_lock(lock);
+    if (NULL != result && !replace && !no_op && 0 != plan.p.loop && bytes > plan.p.size) {
+        acc_fetch_loop(acc_loops[plan.p.loop], target, origin, result, bytes, plan.p.size);
+        acc_unlock(lock);
+        return true;
+    }
     if (NULL != result) {
         ompi_osc_newrma_copy_elem(result, target, bytes);
     }
