@@ -391,8 +391,10 @@ static size_t shm_mbox_stride(void)
  * slots: up to the slots' areas. */
 static size_t shm_areas_offset(int node_size)
 {
-    return OPAL_ALIGN(shm_words_bytes(node_size) + sizeof(ompi_osc_newrma_shm_barrier_t) +
-                          (shm_pscw_stride(node_size) + shm_mbox_stride()) * (size_t) node_size,
+    return OPAL_ALIGN(shm_words_bytes(node_size) +
+                          (sizeof(ompi_osc_newrma_shm_barrier_t) + shm_pscw_stride(node_size) +
+                           shm_mbox_stride()) *
+                              (size_t) node_size,
                       opal_getpagesize(), size_t);
 }
 
@@ -411,10 +413,10 @@ static ompi_osc_newrma_shm_barrier_t *shm_barrier_at(char *seg_base, int node_si
     return (ompi_osc_newrma_shm_barrier_t *) (seg_base + shm_words_bytes(node_size));
 }
 
-/* The first PSCW block: right after the barrier's line. */
+/* The first PSCW block: right after the barrier's flags. */
 static char *shm_pscw_at(char *seg_base, int node_size)
 {
-    return (char *) (shm_barrier_at(seg_base, node_size) + 1);
+    return (char *) (shm_barrier_at(seg_base, node_size) + node_size);
 }
 
 /* The first rank's line and mailbox: after the PSCW blocks (64-byte
@@ -424,9 +426,23 @@ static char *shm_mbox_at(char *seg_base, int node_size)
     return shm_pscw_at(seg_base, node_size) + shm_pscw_stride(node_size) * (size_t) node_size;
 }
 
-static void shm_layout(ompi_osc_newrma_module_t *module, int node_size)
+/* The rounds of a dissemination barrier of @p node_size ranks. */
+static int shm_barrier_rounds(int node_size)
+{
+    int rounds = 0;
+
+    while (rounds < OMPI_OSC_NEWRMA_SHM_BARRIER_ROUNDS && (1 << rounds) < node_size) {
+        ++rounds;
+    }
+    return rounds;
+}
+
+static void shm_layout(ompi_osc_newrma_module_t *module, int node_size, int node_rank)
 {
     module->shm.barrier = shm_barrier_at(module->shm.seg_base, node_size);
+    module->shm.node_rank = node_rank;
+    module->shm.barrier_epoch = 0; /* the flags are zero: fresh, or cleared by shm_claim_mine */
+    module->shm.barrier_rounds = shm_barrier_rounds(node_size);
     module->shm.pscw = shm_pscw_at(module->shm.seg_base, node_size);
     module->shm.mbox = shm_mbox_at(module->shm.seg_base, node_size);
     module->shm.mbox_areas = module->shm.seg_base + shm_areas_offset(node_size);
@@ -444,6 +460,11 @@ static void shm_claim_mine(char *seg_base, int node_size, int node_rank, bool cl
     char *block = shm_pscw_at(seg_base, node_size) + stride * (size_t) node_rank;
 
     if (clear) {
+        /* no peer stores into my barrier flags now: each left the last
+         * barrier of the segment's earlier window only after I stored in
+         * its flags, and I left it only once every store into mine was made */
+        memset(shm_barrier_at(seg_base, node_size) + node_rank, 0,
+               sizeof(ompi_osc_newrma_shm_barrier_t));
         memset(&words[node_rank], 0, sizeof(words[node_rank]));
         memset(block, 0, stride);
         memset(shm_mbox_at(seg_base, node_size) + shm_mbox_stride() * (size_t) node_rank, 0,
@@ -570,7 +591,7 @@ static int shm_place_ranks(ompi_osc_newrma_module_t *module, size_t size, bool n
         }
         shm_claim_mine(module->shm.seg_base, node_size, ompi_comm_rank(node_comm), false);
     }
-    shm_layout(module, node_size);
+    shm_layout(module, node_size, ompi_comm_rank(node_comm));
     if (NULL == base_p) {
         shm_place_self(module);
         goto out;
@@ -669,26 +690,43 @@ void ompi_osc_newrma_shm_free(ompi_osc_newrma_module_t *module)
     module->shm.node_comm = NULL;
 }
 
+/* Round @p round's store: the barrier's number into the flag of the rank
+ * 2^round above me, after everything I stored before (and saw, in the
+ * rounds before). */
+static void shm_barrier_signal(ompi_osc_newrma_module_t *module, int round)
+{
+    int to =
+        (int) (((int64_t) module->shm.node_rank + ((int64_t) 1 << round)) % module->shm.node_size);
+
+    opal_atomic_wmb();
+    module->shm.barrier[to].round[round] = module->shm.barrier_epoch;
+}
+
 int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_shm_barrier_t *b = module->shm.barrier;
-    int32_t ticket = b->generation;
-
-    opal_atomic_rmb(); /* the generation is read before we count ourselves */
-    if (opal_atomic_add_fetch_32(&b->arrived, 1) == module->shm.node_size) {
-        b->arrived = 0; /* nobody arrives again before the generation moves */
-        opal_atomic_wmb();
-        b->generation = ticket + 1;
+    module->shm.barrier_epoch++;
+    module->shm.barrier_round = 0;
+    if (0 < module->shm.barrier_rounds) {
+        shm_barrier_signal(module, 0);
     }
-    return ticket;
+    return module->shm.barrier_epoch;
 }
 
 bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket)
 {
-    if (module->shm.barrier->generation == ticket) {
-        return false;
+    const ompi_osc_newrma_shm_barrier_t *mine = &module->shm.barrier[module->shm.node_rank];
+
+    while (module->shm.barrier_round < module->shm.barrier_rounds) {
+        /* a flag may already hold the next barrier's number (its setter
+         * went on, the barrier done for it): compared as a wrapping count */
+        if ((int32_t) ((uint32_t) mine->round[module->shm.barrier_round] - (uint32_t) ticket) < 0) {
+            return false;
+        }
+        opal_atomic_rmb(); /* what its setter stored or saw before it is visible */
+        if (++module->shm.barrier_round < module->shm.barrier_rounds) {
+            shm_barrier_signal(module, module->shm.barrier_round);
+        }
     }
-    opal_atomic_rmb(); /* what the others stored before arriving is visible */
     return true;
 }
 

@@ -45,13 +45,19 @@ struct ompi_communicator_t;
 #define OMPI_OSC_NEWRMA_SHM_SKEW                                                                   \
     (4096 - OMPI_OSC_NEWRMA_SHM_ORIGIN + OMPI_OSC_NEWRMA_SHM_MEM_OFFSET)
 
-/** The node barrier's cache line in the segment (after the lock words). */
+/** Rounds of the node barrier a segment has room for: enough for any
+ * int number of node ranks (ceil(log2(INT_MAX))). */
+#define OMPI_OSC_NEWRMA_SHM_BARRIER_ROUNDS 31
+
+/** One node rank's flags of the node barrier (after the lock words, one
+ * per node rank, two cache lines): round k's flag is set to the barrier's
+ * number by the rank 2^k below it, a dissemination barrier.  Each rank
+ * spins on its own flags and stores into others' lines: no counter all
+ * ranks write (an atomic add of a line that bounces between them), one
+ * store and one load a round, ceil(log2(node ranks)) rounds. */
 typedef struct {
-    /** ranks arrived in the current round */
-    volatile int32_t arrived;
-    /** rounds completed: waiters spin until it moves */
-    volatile int32_t generation;
-    char pad[56];
+    volatile int32_t round[OMPI_OSC_NEWRMA_SHM_BARRIER_ROUNDS];
+    int32_t pad;
 } ompi_osc_newrma_shm_barrier_t;
 
 /** One rank's PSCW flags in the segment (after the barrier line, one block
@@ -161,7 +167,14 @@ typedef struct {
     /** the segment holds every rank of the window (the node is the window):
      * FENCE synchronizes through it instead of a collective */
     bool whole;
+    /** the node barrier's flags, one line pair per node rank */
     ompi_osc_newrma_shm_barrier_t *barrier;
+    /** this rank's place in the node barrier and its state: the number of
+     * its last barrier, the round it waits in, the rounds a barrier has */
+    int node_rank;
+    int32_t barrier_epoch;
+    int barrier_round;
+    int barrier_rounds;
     /** the PSCW blocks, @p pscw_stride bytes apart (window rank order) */
     char *pscw;
     size_t pscw_stride;
@@ -264,9 +277,10 @@ void ompi_osc_newrma_shm_cache_fini(void);
 
 /**
  * The segment's barrier, in two steps so the caller can drive progress while
- * it waits: arrive returns the round's ticket, done tells whether every
- * node-local rank has arrived in that round.  A sense-reversing counter: the
- * last to arrive resets it and moves the generation on.
+ * it waits: arrive returns the barrier's ticket (its number), done tells
+ * whether every node-local rank has arrived in it, taking the rounds
+ * whose flags came meanwhile.  A dissemination barrier
+ * (ompi_osc_newrma_shm_barrier_t); every node rank calls it alike.
  */
 int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module);
 bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket);
