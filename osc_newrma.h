@@ -180,6 +180,9 @@ struct ompi_osc_newrma_component_t {
     /** large MPI_NO_OP reads over TCP answered from the window without the
      * accumulate lock, checked by its sequence (OMPI_OSC_NEWRMA_PKT_FLAG_UNLOCKED) */
     bool read_unlocked;
+    /** large MPI_REPLACEs over TCP land straight in the window under its
+     * accumulate lock (ompi_osc_newrma_pkt_land_window) */
+    bool replace_in_window;
     /** a small aggregated PUT right after the previous one's bytes joins its record */
     bool puts_join;
     /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:
@@ -501,6 +504,13 @@ struct ompi_osc_newrma_module_t {
     /** packets of a peer's next fence epoch that came while my fence still
      * waited (ompi_osc_newrma_pkt_epoch_done), under component.inbox_lock */
     opal_list_t epoch_held;
+    /** the LANDED notice of an MPI_REPLACE landing straight in this window
+     * under its accumulate lock (ompi_osc_newrma_pkt_land_window), else
+     * NULL; meanwhile the window's packets wait in landing_held.  The
+     * agent's only (one thread at the inbox), read by this process's own
+     * accumulates, which wait for it to end */
+    struct ompi_osc_newrma_pkt_t *acc_landing;
+    opal_list_t landing_held;
     /** origin side of PSCW over UCX: target rank -> POST packets received
      * and not yet taken by an access epoch (made with the first); a failure
      * to make it, for the access epoch that waits to report */
@@ -739,6 +749,16 @@ static inline ompi_osc_newrma_peer_t *ompi_osc_newrma_peer(ompi_osc_newrma_modul
         return peer;
     }
     return ompi_osc_newrma_peer_make(module, rank);
+}
+
+/** An MPI_REPLACE lands in my window under its accumulate lock
+ * (ompi_osc_newrma_pkt_land_window), which only progress ends: an
+ * accumulate of mine to myself goes the full way, which waits for that
+ * with progress instead of spinning on the lock. */
+static inline bool ompi_osc_newrma_acc_self_landing(const ompi_osc_newrma_module_t *module,
+                                                    int target)
+{
+    return NULL != module->acc_landing && target == module->my_rank;
 }
 
 /** Whether an access to @p peer may bypass the peer's agent (UCX RDMA or

@@ -588,7 +588,8 @@ void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module)
 struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
                                                      const ompi_osc_newrma_pkt_t *pkt)
 {
-    void *desc = (void *) pkt->payload;
+    /* a rendezvous not landed yet: its description came as the prefix */
+    void *desc = NULL != pkt->payload ? (void *) pkt->payload : (void *) pkt->prefix;
 
     return ompi_datatype_create_from_packed_description(
         &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));

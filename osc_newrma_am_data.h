@@ -110,7 +110,8 @@ int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newr
                                  ompi_osc_newrma_atomic_t *counter);
 
 /** Target side: the target datatype a PUT or ACC packet describes at the
- * start of its payload (release with ompi_osc_newrma_dtype_release), or NULL. */
+ * start of its payload, or in its prefix before a rendezvous payload has
+ * landed (release with ompi_osc_newrma_dtype_release), or NULL. */
 struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
                                                      const ompi_osc_newrma_pkt_t *pkt);
 

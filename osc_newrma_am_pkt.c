@@ -886,6 +886,39 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest)
     return NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE : pkt_land_notice(pkt, dest, notice);
 }
 
+int ompi_osc_newrma_pkt_land_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt,
+                                    void *dest)
+{
+    ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
+    int ret = NULL == notice ? OMPI_ERR_OUT_OF_RESOURCE : pkt_land_notice(pkt, dest, notice);
+
+    if (OMPI_SUCCESS == ret) {
+        /* the notice waits in the inbox even when UCX ended the landing at
+         * once: nothing reads the inbox before this handler returns */
+        module->acc_landing = notice;
+    }
+    return ret;
+}
+
+void ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module)
+{
+    module->acc_landing = NULL;
+    /* ahead of anything that arrived later, so per-origin order holds */
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &module->landing_held);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+}
+
+void ompi_osc_newrma_pkt_land_window_drop(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+
+    while (NULL !=
+           (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&module->landing_held))) {
+        pkt_free(pkt);
+    }
+}
+
 int ompi_osc_newrma_pkt_land_pooled(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_pkt_t *notice = pkt_notice(&pkt->hdr, OMPI_OSC_NEWRMA_PKT_FLAG_LANDED);
@@ -1015,9 +1048,10 @@ void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
                            (module->fence.epoch ? OMPI_OSC_NEWRMA_PKT_MARK_EPOCH : 0));
 }
 
-/* A packet that touches the window's memory or lock: answers, which
- * requests of mine wait for, and the rest pass the epoch check. */
-static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
+/* A packet of a type that touches the window's memory or lock (its
+ * notices too); answers, which requests of mine wait for, and the rest do
+ * not. */
+static bool pkt_of_window(const ompi_osc_newrma_pkt_t *pkt)
 {
     switch (pkt->hdr.type) {
         case OMPI_OSC_NEWRMA_PKT_PUT:
@@ -1031,11 +1065,17 @@ static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
         case OMPI_OSC_NEWRMA_PKT_GET:
         case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
         case OMPI_OSC_NEWRMA_PKT_PUTS:
-            return 0 == (pkt->hdr.flags &
-                         (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
+            return true;
         default:
             return false;
     }
+}
+
+/* Such a packet as it came (not a notice): the rest pass the epoch check. */
+static bool pkt_of_epoch(const ompi_osc_newrma_pkt_t *pkt)
+{
+    return pkt_of_window(pkt) && 0 == (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED |
+                                                         OMPI_OSC_NEWRMA_PKT_FLAG_SENT));
 }
 
 /* Hold @p pkt if it is of a peer's next fence epoch: the peer's fence is
@@ -1111,11 +1151,28 @@ void ompi_osc_newrma_pkt_epoch_drop(ompi_osc_newrma_module_t *module)
     }
 }
 
+/* While an MPI_REPLACE lands in @p module's window under its accumulate
+ * lock (ompi_osc_newrma_pkt_land_window), the window's packets and their
+ * notices wait: any of them may take that lock (an accumulate, the LANDED
+ * notice of a BATCH or of an accumulate's operands, the SENT notice of a
+ * read without the lock) or follow one that does, and a handler spinning
+ * on it would stop the progress that ends the landing.  Answers to this
+ * process's own requests go on: they touch its buffers, not the window. */
+static bool pkt_land_window_hold(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    if (NULL == module->acc_landing || pkt == module->acc_landing || !pkt_of_window(pkt)) {
+        return false;
+    }
+    opal_list_append(&module->landing_held, &pkt->super);
+    return true;
+}
+
 /* Hand @p pkt to its handler.  @return false when it was held instead: its
  * window is registered but still inside creation (a peer that left the
  * creation's exchange early may already lock and access it), a payload
  * of its origin is still landing, or it belongs to a fence epoch this
- * process has not reached (pkt_epoch_hold). */
+ * process has not reached (pkt_epoch_hold), or an MPI_REPLACE lands in
+ * its window (pkt_land_window_hold). */
 static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_module_t *module = NULL;
@@ -1134,7 +1191,7 @@ static bool pkt_dispatch(ompi_osc_newrma_pkt_t *pkt)
             opal_list_append(&component.held, &pkt->super);
             return false;
         }
-        if (pkt_epoch_hold(module, pkt)) {
+        if (pkt_epoch_hold(module, pkt) || pkt_land_window_hold(module, pkt)) {
             return false;
         }
         if (0 != module->fence.unsure) {

@@ -319,6 +319,22 @@ bool ompi_osc_newrma_pkt_enqueue(const void *hdr, size_t hdr_len, void *payload,
 int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest);
 
 /**
+ * ompi_osc_newrma_pkt_land into @p module's window memory at @p dest, under
+ * its accumulate lock, which the caller took for the landing (an
+ * MPI_REPLACE, ompi_osc_newrma_acc_land_in_window): until the packet comes
+ * back LANDED (it is module->acc_landing), every other packet of the window
+ * waits in the agent, whatever its origin, since any may take that lock,
+ * and the handler ends the wait with ompi_osc_newrma_pkt_land_window_end.
+ * Handler context only; @return as ompi_osc_newrma_pkt_land.
+ */
+int ompi_osc_newrma_pkt_land_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt,
+                                    void *dest);
+
+/** The landing of ompi_osc_newrma_pkt_land_window is over (the lock given
+ * back): the window's packets that waited go to the head of the inbox. */
+void ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module);
+
+/**
  * ompi_osc_newrma_pkt_land into a buffer of the transport's pool: when the
  * packet comes back LANDED, its payload is that buffer (freed with it), to
  * be handled as if it had come eagerly.
@@ -405,6 +421,9 @@ void ompi_osc_newrma_pkt_stamp(const ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_pkt_epoch_done(ompi_osc_newrma_module_t *module);
 /** Drop the packets held on @p module (the window goes). */
 void ompi_osc_newrma_pkt_epoch_drop(ompi_osc_newrma_module_t *module);
+
+/** Drop the packets waiting behind a landing in the window (window free). */
+void ompi_osc_newrma_pkt_land_window_drop(ompi_osc_newrma_module_t *module);
 
 /** Drop packets left in the inbox (component finalize). */
 void ompi_osc_newrma_pkt_drain(void);

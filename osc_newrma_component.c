@@ -235,6 +235,19 @@ static void register_ucx_transfers(void)
                   "at the target until then (accumulate ordering); the origin's setting "
                   "decides; 0: always the copy under the lock (default: 1)",
                   &component.read_unlocked, true);
+    register_bool("replace_in_window",
+                  "UCX path, over TCP: an MPI_Accumulate with MPI_REPLACE of a contiguous range "
+                  "that comes by rendezvous (rndv_threshold bytes or more), under the plain "
+                  "accumulate rule (acc_atomics 0), lands straight in the target's window under "
+                  "its accumulate lock, held for the transfer, as an osc/pt2pt target receives "
+                  "it, instead of in a buffer copied into the window under the lock afterwards; "
+                  "meanwhile the window's other packets wait at the target and its own "
+                  "accumulates to itself wait with progress.  Only where nothing else can wait "
+                  "for that lock: one thread in the component (no MPI_THREAD_MULTIPLE, no "
+                  "async_progress) and no other process of the node in the window (else its "
+                  "lock word is in their shared segment); the target's setting decides; 0: "
+                  "always the buffer (default: 1)",
+                  &component.replace_in_window, true);
     register_bool("puts_join",
                   "UCX path: small contiguous PUTs (up to 256 bytes) aggregated for one target "
                   "travel as records of a PUTS packet (16 bytes of header each, where a PUT "

@@ -489,6 +489,8 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     OBJ_DESTRUCT(&module->am_pending_done);
     ompi_osc_newrma_pkt_epoch_drop(module);
     OBJ_DESTRUCT(&module->epoch_held);
+    ompi_osc_newrma_pkt_land_window_drop(module);
+    OBJ_DESTRUCT(&module->landing_held);
     OBJ_DESTRUCT(&module->am_received);
     OBJ_DESTRUCT(&module->pscw_posts);
     OBJ_DESTRUCT(&module->am_lock);
@@ -761,6 +763,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     OBJ_CONSTRUCT(&module->pscw_posts, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->am_pending_done, opal_list_t);
     OBJ_CONSTRUCT(&module->epoch_held, opal_list_t);
+    OBJ_CONSTRUCT(&module->landing_held, opal_list_t);
     OBJ_CONSTRUCT(&module->am_lock, opal_mutex_t);
     OBJ_CONSTRUCT(&module->lock_queue, opal_list_t);
     OBJ_CONSTRUCT(&module->locked_peers, opal_list_t);

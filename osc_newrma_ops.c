@@ -1680,6 +1680,13 @@ static int rma_check_acc(rma_args_t *a, size_t bytes)
     return OMPI_SUCCESS;
 }
 
+/* No MPI_REPLACE lands in my window (ompi_osc_newrma_acc_self_landing). */
+static bool acc_landing_over(ompi_osc_newrma_module_t *module, void *arg)
+{
+    (void) arg;
+    return NULL == module->acc_landing;
+}
+
 static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
 {
     size_t bytes = ompi_osc_newrma_dtype_bytes(a->target_dt, a->target_count);
@@ -1719,6 +1726,13 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     }
     if (NULL != mem.direct) {
         ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, bytes);
+    }
+    if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind) &&
+        ompi_osc_newrma_acc_self_landing(module, a->target)) {
+        ret = ompi_osc_newrma_progress_wait(module, acc_landing_over, NULL);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
     }
     if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind)) {
         return rma_direct_acc(module, a, mem.direct, bytes,
@@ -1936,7 +1950,7 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
 
     if (local_dt != target_dt || !ompi_datatype_is_predefined(target_dt) ||
         (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
-        !ompi_osc_newrma_acc_plain(module) ||
+        !ompi_osc_newrma_acc_plain(module) || ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
                   &f) ||
         !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
@@ -1974,7 +1988,8 @@ acc_fast_padded(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind
         (!read_only && origin_count != target_count) || !ompi_datatype_is_predefined(target_dt) ||
         (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
         (unsigned) target >= (unsigned) module->comm_size ||
-        MPI_WIN_FLAVOR_DYNAMIC == module->flavor || !ompi_osc_newrma_acc_plain(module)) {
+        MPI_WIN_FLAVOR_DYNAMIC == module->flavor || !ompi_osc_newrma_acc_plain(module) ||
+        ompi_osc_newrma_acc_self_landing(module, target)) {
         return false;
     }
     peer = ompi_osc_newrma_peer(module, target);
@@ -2425,6 +2440,7 @@ cas_fast(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *
     rma_fast_t f;
 
     if (!ompi_datatype_is_predefined(dt) || !ompi_osc_newrma_acc_plain(module) ||
+        ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, 1, dt, target, target_disp, 1, dt, &f) ||
         !ompi_osc_newrma_acc_cas_contig(dt, f.target, origin_addr, compare_addr, result_addr,
                                         &f.peer->lock->acc_lock)) {

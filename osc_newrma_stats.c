@@ -77,6 +77,10 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                              "MPI_NO_OP chunks this target answered over TCP "
                                              "straight from its window without its accumulate "
                                              "lock (see read_unlocked), read again or not"},
+    [OMPI_OSC_NEWRMA_STAT_REPLACES_IN_WINDOW] = {"replaces_in_window",
+                                                 "MPI_REPLACE accumulates this target received "
+                                                 "over TCP straight into its window under its "
+                                                 "accumulate lock (see replace_in_window)"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_PACKETS_IN_PLACE] = {"packets_in_place",
                                                "Active messages of 4 KiB or more received "

@@ -223,6 +223,64 @@ static void acc_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pk
     ompi_osc_newrma_pkt_count_applied(module, notice, ret);
 }
 
+/* An MPI_REPLACE of a contiguous range that comes by rendezvous (over TCP)
+ * lands straight in the window, under the accumulate lock taken for the
+ * transfer, as osc/pt2pt receives one: in a buffer, copied into the window
+ * under the lock afterwards, the copy took as much of the target's time as
+ * the kernel's receive (perf, a stream of 2 MiB ones: memmove 23% of the
+ * samples, _copy_to_iter 29%).  Holding the lock across a transfer is safe
+ * only where nothing waits for it in a way that stops the transfer: one
+ * thread in the component (the landing ends in this agent's progress), no
+ * other process with the lock word (no node-local peer in the window: the
+ * word is then this process's own), the window's packets held meanwhile
+ * (ompi_osc_newrma_pkt_land_window), and this process's accumulates to
+ * itself waiting with progress (ompi_osc_newrma_acc_landing). */
+static bool acc_land_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    volatile int32_t *lock = &module->my_lock->acc_lock;
+    ompi_datatype_t *dt;
+    ptrdiff_t off = 0;
+    bool contig;
+
+    if (!mca_osc_newrma_component.replace_in_window || ompi_osc_newrma_threaded() ||
+        (module->shm.active && module->shm.node_size > 1) || !ompi_osc_newrma_acc_plain(module) ||
+        OMPI_OSC_NEWRMA_OP_ACC != pkt->hdr.kind ||
+        (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ||
+        !ompi_osc_newrma_acc_is_replace(PMPI_Op_f2c(pkt->hdr.acc_op)) ||
+        pkt->prefix_len != pkt->hdr.desc_len || pkt->payload_len != pkt->hdr.len ||
+        NULL != module->acc_landing) {
+        return false;
+    }
+    dt = ompi_osc_newrma_pkt_datatype(module, pkt);
+    contig = NULL != dt && ompi_osc_newrma_dtype_contig(dt, (int) pkt->hdr.count, &off);
+    ompi_osc_newrma_dtype_release(dt);
+    if (!contig) {
+        return false;
+    }
+    ompi_osc_newrma_acc_lock_take(lock);
+    if (OMPI_SUCCESS !=
+        ompi_osc_newrma_pkt_land_window(
+            module, pkt, (char *) (uintptr_t) (pkt->hdr.addr + (uint64_t) off + pkt->hdr.tag))) {
+        ompi_osc_newrma_acc_lock_release(lock);
+        return false; /* into a buffer, then */
+    }
+    OMPI_OSC_NEWRMA_STAT_ADD(module, REPLACES_IN_WINDOW, 1);
+    return true;
+}
+
+/* That MPI_REPLACE has landed: the lock goes back, the window's packets
+ * go on, and it counts as applied. */
+static void acc_landed_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *notice)
+{
+    ompi_osc_newrma_acc_lock_release(&module->my_lock->acc_lock);
+    ompi_osc_newrma_pkt_land_window_end(module);
+    if (OMPI_SUCCESS != notice->hdr.status) {
+        OSC_NEWRMA_VERBOSE(1, "cannot receive an accumulate of rank %d: %d", notice->hdr.src,
+                           notice->hdr.status);
+    }
+    ompi_osc_newrma_pkt_count_applied(module, notice, notice->hdr.status);
+}
+
 /* Target side: an ACC packet (agent).  The old values of a fetching one
  * go to a buffer of the transport's pool, not one malloc'd per packet: a
  * chunk is up to 64 KiB, and glibc giving the heap's top back after each
@@ -235,6 +293,10 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     char *result = NULL;
     int ret = OMPI_SUCCESS;
 
+    if (pkt == module->acc_landing) {
+        acc_landed_in_window(module, pkt);
+        return;
+    }
     if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) && unlocked) {
         acc_read_verify(module, pkt);
         return;
@@ -251,6 +313,8 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         ret = pkt->hdr.status;
     } else if (ompi_osc_newrma_pkt_test_fail()) {
         ret = OMPI_ERROR; /* a rendezvous payload is cancelled with the packet */
+    } else if (pkt->rndv && acc_land_in_window(module, pkt)) {
+        return; /* counted when landed (acc_landed_in_window) */
     } else if (pkt->rndv) {
         /* operands by rendezvous: applied from where they land, on the
          * packet's second visit (LANDED), its origin's later packets
