@@ -1268,16 +1268,22 @@ int ompi_osc_newrma_op_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 
 /* On a window that is one node's segment with RMA by UCX, a fence's
  * barrier lets everyone go before each rank has applied the packets its
- * FENCE_DONEs cover: a later epoch's op to @p target waits until it has
+ * FENCE_DONEs cover: a later epoch's op to @p rank waits until it has
  * (an RDMA or a mailbox op would overtake another origin's packets). */
-static inline __opal_attribute_always_inline__ bool
-target_fence_drained(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_target_t *target)
+static inline __opal_attribute_always_inline__ bool rank_drained(ompi_osc_newrma_module_t *module,
+                                                                 int rank)
 {
     if (!ompi_osc_newrma_shm_indirect(&module->shm) || 0 == module->fence.count) {
         return true;
     }
-    return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, target->rank) -
+    return (int32_t) (ompi_osc_newrma_shm_fence_drained(module, rank) -
                       (int32_t) module->fence.count) >= 0;
+}
+
+static inline __opal_attribute_always_inline__ bool
+target_fence_drained(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_target_t *target)
+{
+    return rank_drained(module, target->rank);
 }
 
 /* ompi_osc_newrma_target_open, in line where a call packs or moves an
@@ -2158,6 +2164,27 @@ static bool rdma_at_call_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return true;
 }
 
+/* @p arg's rank (an int) has finished the fence before (fence_drained). */
+static bool rank_fence_drained(ompi_osc_newrma_module_t *module, void *arg)
+{
+    return rank_drained(module, *(const int *) arg);
+}
+
+/* A target of a window of one segment that has not yet marked the fence
+ * before drained: it has passed that fence's barrier (mine waited for it)
+ * and applies what came before it, so it is a few microseconds away.  The
+ * call waits for it with progress: queued instead, as an op element, the
+ * access made every later one of the epoch to that target queue behind it
+ * (none may overtake it), a whole epoch of PUT packets without packing at
+ * the call (put_stream's fence entry at 4 ranks on 2 cores: none packed in
+ * 2 of 40 runs once the node barrier got faster).  False: the wait failed
+ * (a peer died), which the full way reports. */
+static bool packed_target_drained(ompi_osc_newrma_module_t *module, int target)
+{
+    return rank_drained(module, target) ||
+           OMPI_SUCCESS == ompi_osc_newrma_progress_wait(module, rank_fence_drained, &target);
+}
+
 /* A small contiguous PUT or GET to a packed_peer: what rma_op, rma_packed
  * and rma_rdma_at_call do for it, with the peer looked up once and without
  * the argument record, the resolution record or the epoch checks for
@@ -2184,6 +2211,9 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
     peer = packed_peer(module, origin_count, origin_dt, target, target_disp, target_count,
                        target_dt, &taddr, &bytes, &toff, &ooff);
     if (NULL == peer) {
+        return false;
+    }
+    if (!packed_target_drained(module, target)) {
         return false;
     }
     t = ompi_osc_newrma_optable_lookup(&module->table, target);
