@@ -783,6 +783,25 @@ static ompi_osc_newrma_module_t *pkt_window(uint32_t cid)
 static void pkt_free(ompi_osc_newrma_pkt_t *pkt);
 static void pkt_landing_done(const ompi_osc_newrma_pkt_t *notice);
 
+/* Packets that waited go back to the head of the inbox, ahead of anything
+ * that arrived later, so per-origin order holds; @p held is left empty. */
+static void pkt_inbox_prepend(opal_list_t *held)
+{
+    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), held);
+    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+}
+
+/* Free every packet of @p list. */
+static void pkt_list_free(opal_list_t *list)
+{
+    ompi_osc_newrma_pkt_t *pkt;
+
+    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(list))) {
+        pkt_free(pkt);
+    }
+}
+
 static pkt_landing_t *pkt_landing_find(uint32_t cid, int32_t src)
 {
     pkt_landing_t *landing;
@@ -903,20 +922,12 @@ int ompi_osc_newrma_pkt_land_window(ompi_osc_newrma_module_t *module, ompi_osc_n
 void ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module)
 {
     module->acc_landing = NULL;
-    /* ahead of anything that arrived later, so per-origin order holds */
-    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &module->landing_held);
-    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    pkt_inbox_prepend(&module->landing_held);
 }
 
 void ompi_osc_newrma_pkt_land_window_drop(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_pkt_t *pkt;
-
-    while (NULL !=
-           (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&module->landing_held))) {
-        pkt_free(pkt);
-    }
+    pkt_list_free(&module->landing_held);
 }
 
 int ompi_osc_newrma_pkt_land_pooled(ompi_osc_newrma_pkt_t *pkt)
@@ -1032,9 +1043,7 @@ static void pkt_landing_done(const ompi_osc_newrma_pkt_t *notice)
         return;
     }
     opal_list_remove_item(&pkt_landings, &landing->super);
-    ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-    opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &landing->held);
-    ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+    pkt_inbox_prepend(&landing->held);
     OBJ_DESTRUCT(&landing->held);
     OBJ_RELEASE(landing);
 }
@@ -1144,11 +1153,7 @@ void ompi_osc_newrma_pkt_epoch_done(ompi_osc_newrma_module_t *module)
 
 void ompi_osc_newrma_pkt_epoch_drop(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_pkt_t *pkt;
-
-    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&module->epoch_held))) {
-        pkt_free(pkt);
-    }
+    pkt_list_free(&module->epoch_held);
 }
 
 /* While an MPI_REPLACE lands in @p module's window under its accumulate
@@ -1358,14 +1363,9 @@ void ompi_osc_newrma_pkt_release_held(uint32_t cid, bool deliver)
         }
     }
     if (deliver) {
-        /* ahead of anything that arrived later, so per-origin order holds */
-        ompi_osc_newrma_mutex_lock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
-        opal_list_join(&component.inbox, opal_list_get_first(&component.inbox), &mine);
-        ompi_osc_newrma_mutex_unlock(&component.inbox_lock, OMPI_OSC_NEWRMA_MUTEX_INBOX);
+        pkt_inbox_prepend(&mine);
     }
-    while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&mine))) {
-        pkt_free(pkt);
-    }
+    pkt_list_free(&mine);
     OBJ_DESTRUCT(&mine);
 }
 
@@ -1375,9 +1375,7 @@ void ompi_osc_newrma_pkt_drain(void)
     pkt_landing_t *landing;
 
     while (NULL != (landing = (pkt_landing_t *) opal_list_remove_first(&pkt_landings))) {
-        while (NULL != (pkt = (ompi_osc_newrma_pkt_t *) opal_list_remove_first(&landing->held))) {
-            pkt_free(pkt);
-        }
+        pkt_list_free(&landing->held);
         OBJ_DESTRUCT(&landing->held);
         OBJ_RELEASE(landing);
     }

@@ -321,7 +321,7 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest);
 /**
  * ompi_osc_newrma_pkt_land into @p module's window memory at @p dest, under
  * its accumulate lock, which the caller took for the landing (an
- * MPI_REPLACE, ompi_osc_newrma_acc_land_in_window): until the packet comes
+ * MPI_REPLACE, acc_land_in_window in osc_newrma_target_acc.c): until the packet comes
  * back LANDED (it is module->acc_landing), every other packet of the window
  * waits in the agent, whatever its origin, since any may take that lock,
  * and the handler ends the wait with ompi_osc_newrma_pkt_land_window_end.

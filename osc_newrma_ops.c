@@ -1733,14 +1733,13 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
     if (NULL != mem.direct) {
         ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, bytes);
     }
-    if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind) &&
-        ompi_osc_newrma_acc_self_landing(module, a->target)) {
-        ret = ompi_osc_newrma_progress_wait(module, acc_landing_over, NULL);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
     if (NULL != mem.direct && ompi_osc_newrma_op_kind_is_acc(a->kind)) {
+        if (ompi_osc_newrma_acc_self_landing(module, a->target)) {
+            ret = ompi_osc_newrma_progress_wait(module, acc_landing_over, NULL);
+            if (OMPI_SUCCESS != ret) {
+                return ret;
+            }
+        }
         return rma_direct_acc(module, a, mem.direct, bytes,
                               &ompi_osc_newrma_peer(module, a->target)->lock->acc_lock);
     }

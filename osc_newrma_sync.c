@@ -189,7 +189,8 @@ static int fence_finish_previous(ompi_osc_newrma_module_t *module)
 
 static bool fence_shm_done(ompi_osc_newrma_module_t *module, void *arg)
 {
-    return ompi_osc_newrma_shm_barrier_done(module, *(int32_t *) arg);
+    (void) arg;
+    return ompi_osc_newrma_shm_barrier_done(module);
 }
 
 /* Every slot posted to me is applied: origins may end an epoch (reach the
@@ -255,15 +256,14 @@ static int fence_shm_dones(ompi_osc_newrma_module_t *module, int parity)
 static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event_t event)
 {
     int parity = (int) (module->fence.count & 1);
-    int32_t ticket;
     int ret;
 
     if (!module->shm.direct) {
         module->fence.count++;
     }
     opal_atomic_mb(); /* MEM_SYNC before PROC_SYNC */
-    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
-    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    ompi_osc_newrma_shm_barrier_arrive(module);
+    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, NULL);
     if (OMPI_SUCCESS == ret && !module->shm.direct) {
         ret = fence_shm_dones(module, parity);
         /* origins of the next epoch may now access me directly */
@@ -284,15 +284,14 @@ static int fence_shm(ompi_osc_newrma_module_t *module, ompi_osc_newrma_win_event
  * opal_progress under it); none without a segment. */
 static int fence_node_barrier(ompi_osc_newrma_module_t *module)
 {
-    int32_t ticket;
     int ret;
 
     if (!module->shm.active) {
         return OMPI_SUCCESS;
     }
     opal_atomic_mb();
-    ticket = ompi_osc_newrma_shm_barrier_arrive(module);
-    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, &ticket);
+    ompi_osc_newrma_shm_barrier_arrive(module);
+    ret = ompi_osc_newrma_progress_wait(module, fence_shm_done, NULL);
     opal_atomic_mb();
     return ret;
 }

@@ -234,7 +234,7 @@ static void acc_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pk
  * other process with the lock word (no node-local peer in the window: the
  * word is then this process's own), the window's packets held meanwhile
  * (ompi_osc_newrma_pkt_land_window), and this process's accumulates to
- * itself waiting with progress (ompi_osc_newrma_acc_landing). */
+ * itself waiting with progress (ompi_osc_newrma_acc_self_landing). */
 static bool acc_land_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     volatile int32_t *lock = &module->my_lock->acc_lock;

@@ -702,19 +702,19 @@ static void shm_barrier_signal(ompi_osc_newrma_module_t *module, int round)
     module->shm.barrier[to].round[round] = module->shm.barrier_epoch;
 }
 
-int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
+void ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
     module->shm.barrier_epoch++;
     module->shm.barrier_round = 0;
     if (0 < module->shm.barrier_rounds) {
         shm_barrier_signal(module, 0);
     }
-    return module->shm.barrier_epoch;
 }
 
-bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket)
+bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module)
 {
     const ompi_osc_newrma_shm_barrier_t *mine = &module->shm.barrier[module->shm.node_rank];
+    int32_t ticket = module->shm.barrier_epoch;
 
     while (module->shm.barrier_round < module->shm.barrier_rounds) {
         /* a flag may already hold the next barrier's number (its setter

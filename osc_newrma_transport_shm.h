@@ -277,13 +277,13 @@ void ompi_osc_newrma_shm_cache_fini(void);
 
 /**
  * The segment's barrier, in two steps so the caller can drive progress while
- * it waits: arrive returns the barrier's ticket (its number), done tells
- * whether every node-local rank has arrived in it, taking the rounds
- * whose flags came meanwhile.  A dissemination barrier
+ * it waits: arrive enters the next barrier (module->shm.barrier_epoch),
+ * done tells whether every node-local rank has arrived in it, taking the
+ * rounds whose flags came meanwhile.  A dissemination barrier
  * (ompi_osc_newrma_shm_barrier_t); every node rank calls it alike.
  */
-int32_t ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module);
-bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module, int32_t ticket);
+void ompi_osc_newrma_shm_barrier_arrive(ompi_osc_newrma_module_t *module);
+bool ompi_osc_newrma_shm_barrier_done(ompi_osc_newrma_module_t *module);
 
 /*
  * PSCW through the segment, for windows whose ranks are all in it
