@@ -475,6 +475,20 @@ struct ompi_osc_newrma_module_t {
     int peer_count;
     int peer_capacity;
     ompi_osc_newrma_peer_t *volatile peer_cache[OMPI_OSC_NEWRMA_PEER_CACHE];
+    /** the last PUT or GET served by loads and stores (ops.c,
+     * rma_fast_again): its target, predefined datatype and count, and what
+     * they gave, so that the next one alike skips the peer lookup and the
+     * datatype checks; target -1 (never filled) under MPI threads, where
+     * two calls at once could tear it */
+    struct {
+        int target;
+        int count;
+        struct ompi_datatype_t *dt;
+        const ompi_osc_newrma_peer_t *peer;
+        ptrdiff_t disp_unit;
+        ptrdiff_t limit; /**< the highest byte offset the access may start at */
+        size_t bytes;
+    } fast_last;
     opal_mutex_t peers_lock;
     bool peers_ready;
     /** the peer entries whose lock_type is set: what UNLOCK_ALL releases,

@@ -50,6 +50,14 @@ static void mtest_init(int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
 }
 
+/* My neighbours on a ring of MPI_COMM_WORLD's @p *nprocs ranks. */
+static void mtest_ring(int *nprocs, int *right, int *left)
+{
+    MPI_Comm_size(MPI_COMM_WORLD, nprocs);
+    *right = (mtest_rank + 1) % *nprocs;
+    *left = (mtest_rank + *nprocs - 1) % *nprocs;
+}
+
 static void mtest_error(const char *fmt, ...)
 {
     va_list ap;
