@@ -167,12 +167,24 @@ struct ompi_osc_newrma_component_t {
     unsigned long aggregate_threshold;
     unsigned long rndv_threshold;
     unsigned long batch_rndv_bytes;
-    /** node-local contiguous PUT/GET from this size: process_vm_writev/readv */
-    unsigned long cma_bytes;
+    /** node-local contiguous PUT/GET from this size: process_vm_writev/readv
+     * (-1 until component_init: by ompi_osc_newrma_shm_cma_cheap) */
+    long cma_bytes;
     /** ... or UCX's transfer, whichever took less time lately (module->cma_pick) */
     bool cma_pick;
-    /** node-local MPI_REPLACE / MPI_NO_OP reads from this size: the copy under the acc lock */
-    unsigned long acc_cma_bytes;
+    /** node-local MPI_REPLACE / MPI_NO_OP reads from this size: the copy
+     * under the acc lock (-1 as cma_bytes) */
+    long acc_cma_bytes;
+    /** whether the cross-memory copy is cheap: -1 by the probe
+     * (ompi_osc_newrma_shm_cma_cheap), 0 no, 1 yes */
+    int cma_cheap;
+    /** the largest PUT, GET, MPI_REPLACE or MPI_NO_OP read a mailbox slot's
+     * area carries: below cma_bytes */
+    size_t mbox_copy_bytes;
+    /** lone PUTs, GETs and MPI_NO_OP reads from this size take turns
+     * between the copy and UCX's transfer (cma_pick); SIZE_MAX where the
+     * copy is cheap */
+    size_t cma_pick_bytes;
     /** a small PUT or GET alone at its target goes by RDMA where the transport has it */
     bool lone_rdma;
     /** PUTs of rndv_threshold bytes or more go by rendezvous too (not pipelined packets) */

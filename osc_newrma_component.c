@@ -22,6 +22,7 @@
 #include "osc_newrma_am_region.h"
 #include "osc_newrma_am_lock.h"
 #include "osc_newrma_progress.h"
+#include "osc_newrma_transport_shm.h"
 #include "osc_newrma_transport_ucx.h"
 
 static int component_register(void);
@@ -71,6 +72,14 @@ static void register_ulong(const char *name, const char *help, unsigned long *st
     (void) mca_base_component_var_register(&component.super.osc_version, name, help,
                                            MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, 0, 0,
                                            OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void register_long(const char *name, const char *help, long *storage, long value)
+{
+    *storage = value;
+    (void) mca_base_component_var_register(&component.super.osc_version, name, help,
+                                           MCA_BASE_VAR_TYPE_LONG, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
 static void register_bool(const char *name, const char *help, bool *storage, bool value)
@@ -298,22 +307,27 @@ static void register_paths(void)
                   "not with async_progress, whose thread sleeps until UCX has an event; 0: "
                   "UCX RDMA or packets (default: 1)",
                   &component.mailbox, true);
-    register_ulong("cma_bytes",
-                   "A contiguous PUT or GET of at least this many bytes to a node-local peer "
-                   "whose memory is not in the window's shared segment (MPI_Win_create, "
-                   "attached regions), alone in its target's queue (nothing queued behind it, "
-                   "nothing earlier still to complete), is one process_vm_writev/readv, "
-                   "complete when it returns, instead of UCX's transfer: up to twice as fast "
-                   "for such an operation; a stream of them stays with UCX, whose pipeline "
-                   "has both processes copying (one process copying alone, the kernel walking "
-                   "the peer's pages call by call, moved half as much).  A lone 128 KiB GET + "
-                   "flush took 11-16 us so against UCX's 11-29 (PUTs alike either way; from 8 "
-                   "to 64 KiB neither way led).  Accumulates: osc_newrma_acc_cma_bytes.  Only "
-                   "where osc_newrma_shm is on and the kernel allows cross-memory attach; info "
-                   "key cma_bytes per window; 0 never (default: 131072)",
-                   &component.cma_bytes, 131072);
+    register_long("cma_bytes",
+                  "A contiguous PUT or GET of at least this many bytes to a node-local peer "
+                  "whose memory is not in the window's shared segment (MPI_Win_create, "
+                  "attached regions), alone in its target's queue (nothing queued behind it, "
+                  "nothing earlier still to complete), is one process_vm_writev/readv, "
+                  "complete when it returns, instead of UCX's transfer: up to twice as fast "
+                  "for such an operation; a stream of them stays with UCX, whose pipeline "
+                  "has both processes copying (one process copying alone, the kernel walking "
+                  "the peer's pages call by call, moved half as much).  A lone 128 KiB GET + "
+                  "flush took 11-16 us so against UCX's 11-29 (PUTs alike either way; from 8 "
+                  "to 64 KiB neither way led).  Accumulates: osc_newrma_acc_cma_bytes.  Only "
+                  "where osc_newrma_shm is on and the kernel allows cross-memory attach; info "
+                  "key cma_bytes per window; 0 never; -1: 1024 where the copy is cheap "
+                  "(osc_newrma_cma_cheap), else 131072.  PUTs and GETs from this size up to 2 "
+                  "KiB do not take the target's mailbox, whose answer waits for the target's "
+                  "agent (a 2 KiB PUT + flush 1.25 us by the mailbox, 0.55 by the copy on one "
+                  "kernel of the development VM) (default: -1)",
+                  &component.cma_bytes, -1);
     register_bool("cma_pick",
-                  "Such an operation (osc_newrma_cma_bytes) is the cross-memory copy or UCX's "
+                  "Such an operation (osc_newrma_cma_bytes) of 128 KiB or more, where the copy is "
+                  "not cheap (osc_newrma_cma_cheap), is the cross-memory copy or UCX's "
                   "transfer, whichever moved a KiB faster in this window lately: each is "
                   "measured as it is used (each tried for 3 operations, the first after a "
                   "change of way not counted, then the faster taken for 32 and the other "
@@ -326,19 +340,30 @@ static void register_paths(void)
                   "fast and, when the VM was slow to switch processes, 2-4 times as slow; "
                   "0: always the copy (default: 1)",
                   &component.cma_pick, true);
-    register_ulong("acc_cma_bytes",
-                   "An MPI_REPLACE, or an MPI_NO_OP read, of a contiguous range of at least "
-                   "this many bytes of a node-local peer whose memory is not in the window's "
-                   "shared segment (MPI_Win_create, attached regions), with nothing of this "
-                   "process before it unapplied at the target, is one process_vm_writev/readv "
-                   "under the target's accumulate lock instead of packets through the target's "
-                   "agent (one of at most 2 KiB takes the target's mailbox first where a slot "
-                   "is free): from 2.5 KiB to 2 MiB it took 0.6-0.9 times the packets' time here, "
-                   "whose round trip through the agent costs more than the system call walking "
-                   "the peer's pages.  Only where osc_newrma_shm is on and the kernel allows "
-                   "cross-memory attach; info key acc_cma_bytes per window; 0 never "
-                   "(default: 2048)",
-                   &component.acc_cma_bytes, 2048);
+    register_int("cma_cheap",
+                 "Whether the kernel's cross-memory copy is cheap, which sets the defaults of "
+                 "osc_newrma_cma_bytes and osc_newrma_acc_cma_bytes (1024 where it is, else "
+                 "131072 and 2048) and whether lone PUTs and GETs of 128 KiB or more take turns "
+                 "with UCX's transfer (osc_newrma_cma_pick: only where it is not): -1 by a probe "
+                 "at the component's start (a copy of 32 KiB into this process, its time less "
+                 "that of 8 bytes within three times a memcpy's: 1.0 against 0.61 us on one "
+                 "kernel of the development VM, 4.8 against 0.84 on another), 0 no, 1 yes "
+                 "(default: -1)",
+                 &component.cma_cheap, -1);
+    register_long("acc_cma_bytes",
+                  "An MPI_REPLACE, or an MPI_NO_OP read, of a contiguous range of at least "
+                  "this many bytes of a node-local peer whose memory is not in the window's "
+                  "shared segment (MPI_Win_create, attached regions), with nothing of this "
+                  "process before it unapplied at the target, is one process_vm_writev/readv "
+                  "under the target's accumulate lock instead of packets through the target's "
+                  "agent (one of at most 2 KiB takes the target's mailbox first where a slot "
+                  "is free): from 2.5 KiB to 2 MiB it took 0.6-0.9 times the packets' time here, "
+                  "whose round trip through the agent costs more than the system call walking "
+                  "the peer's pages.  Only where osc_newrma_shm is on and the kernel allows "
+                  "cross-memory attach; info key acc_cma_bytes per window; 0 never; -1 by "
+                  "osc_newrma_cma_cheap: 1024 where the copy is cheap, else 2048 "
+                  "(default: -1)",
+                  &component.acc_cma_bytes, -1);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "
@@ -479,6 +504,38 @@ static void copy_alias_choose(void)
                        component.copy_alias < 0 ? " (probed)" : "");
 }
 
+/* The sizes from which node-local transfers take the cross-memory copy
+ * (osc_newrma_cma_bytes, osc_newrma_acc_cma_bytes), before any window:
+ * where the probe finds the copy cheap, a PUT or GET of 512 bytes or more
+ * is cheaper by the copy than by the target's mailbox, whose answer waits
+ * for the target's agent. */
+static void cma_choose(void)
+{
+    bool probe = component.shm && component.cma_cheap < 0;
+    bool cheap = probe ? ompi_osc_newrma_shm_cma_cheap() : component.cma_cheap > 0;
+
+    if (component.cma_bytes < 0) {
+        component.cma_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_CHEAP_BYTES : 131072;
+    }
+    if (component.acc_cma_bytes < 0) {
+        component.acc_cma_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_CHEAP_BYTES : 2048;
+    }
+    /* where it is cheap the copy runs at memcpy's speed: UCX's transfer,
+     * whose time the pick reads before the flush waits for it, is not
+     * tried against it */
+    component.cma_pick_bytes = cheap ? SIZE_MAX : OMPI_OSC_NEWRMA_CMA_PICK_BYTES;
+    /* what the copy takes, the mailbox leaves to it */
+    component.mbox_copy_bytes = OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
+    if (component.cma_bytes > 0 &&
+        (size_t) component.cma_bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES) {
+        component.mbox_copy_bytes = (size_t) component.cma_bytes - 1;
+    }
+    OSC_NEWRMA_VERBOSE(
+        10, "cross-memory copies %s%s: from %ld bytes, MPI_REPLACE and MPI_NO_OP from %ld",
+        cheap ? "cheap" : "dear", probe ? " (probed)" : "", component.cma_bytes,
+        component.acc_cma_bytes);
+}
+
 static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
 {
     int ret;
@@ -496,6 +553,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     OBJ_CONSTRUCT(&component.windows, opal_list_t);
     OBJ_CONSTRUCT(&component.endpoints, opal_hash_table_t);
     copy_alias_choose();
+    cma_choose();
     /* the engine behind every layer's waits, before any window exists */
     ompi_osc_newrma_progress_register();
     /* the target's packet handlers, before any window can receive one */

@@ -763,6 +763,17 @@ static ompi_osc_newrma_peer_t *cma_peer(ompi_osc_newrma_module_t *module, int ra
     return peer->cma_pid > 0 ? peer : NULL;
 }
 
+/* Whether a contiguous PUT or GET of @p bytes to @p rank is of the size
+ * the cross-memory copy takes (osc_newrma_cma_bytes): the call moves it so
+ * where nothing is in flight (cma_at_call), else leaves it to the queue,
+ * where a lone one takes the copy (op_cma_picked).  Only a node-local
+ * peer's: RDMA from the call serves the others. */
+static bool cma_sized(ompi_osc_newrma_module_t *module, int rank, size_t bytes)
+{
+    return module->config.shm && module->config.cma_bytes > 0 &&
+           bytes >= module->config.cma_bytes && NULL != cma_peer(module, rank);
+}
+
 bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                                const ompi_osc_newrma_op_t *op)
 {
@@ -818,7 +829,11 @@ void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_
 
 /* Such an op by the way that moved a KiB faster in this window lately
  * (osc_newrma_cma_pick), each measured as it is used: the copy's call, or
- * UCX's transfer from its issue to its last completion callback.
+ * UCX's transfer from its issue to its last completion callback.  Below
+ * cma_pick_bytes always the copy: UCX's PUT completes locally before the
+ * flush that waits for it, so it looks faster than it is (a 512-byte PUT +
+ * flush 1.07 us picked, 0.59 by the copy; where the copy is cheap, a 2 MiB
+ * PUT + flush 237 picked, 179 by the copy, osc/rdma's 178).
  * @return OMPI_ERR_NOT_AVAILABLE when the op takes UCX's path. */
 static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                          ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
@@ -827,7 +842,8 @@ static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
     uint64_t start;
     int ret;
 
-    if (component.cma_pick && OMPI_OSC_NEWRMA_CMA_WAY_UCX == ompi_osc_newrma_pick(pick)) {
+    if (component.cma_pick && op->bytes >= component.cma_pick_bytes &&
+        OMPI_OSC_NEWRMA_CMA_WAY_UCX == ompi_osc_newrma_pick(pick)) {
         op->timed_ns = ompi_osc_newrma_pick_now_ns();
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -924,8 +940,8 @@ static int acc_read_unlocked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_op_t *op)
 {
     if (!component.cma_pick || OMPI_OSC_NEWRMA_OP_GACC != op->kind ||
-        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes || NULL == op->ep ||
-        NULL == op->rkey) {
+        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes ||
+        op->bytes < component.cma_pick_bytes || NULL == op->ep || NULL == op->rkey) {
         return -1;
     }
     return ompi_osc_newrma_pick(&module->cma_pick[1]);
@@ -1443,6 +1459,38 @@ static inline bool rdma_at_call_clear(const ompi_osc_newrma_target_t *target, bo
            NULL == target->batch.buf && 0 == target->am_sent && 0 == target->ack_counter;
 }
 
+/* A contiguous PUT or GET of the cross-memory copy's size (cma_sized,
+ * below the pick's) to an open target with nothing of this process there
+ * that it could overtake or be overtaken by (rdma_at_call_clear, no
+ * transfer from the call in flight, no RDMA write unflushed): the copy
+ * from the call, complete when it returns, without an op element, whose
+ * queueing, issue and retirement took a 2 KiB PUT + flush from 0.52 (the
+ * copy alone 0.39) to 0.67 us.  Not in PSCW epochs (as rdma_at_call_fast).
+ * @return true when served (*@p ret_p its status); false also when the
+ * kernel refuses the copy, which the full way then does not try again. */
+static bool cma_at_call(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                        ompi_osc_newrma_target_t *t, ompi_osc_newrma_op_kind_t kind, char *origin,
+                        size_t bytes, uint64_t taddr, int *ret_p)
+{
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == kind;
+    int ret;
+
+    if (bytes >= component.cma_pick_bytes ||
+        OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state || !rdma_at_call_clear(t, put) ||
+        0 != t->owed_at_call || t->needs_rma_done || t->rdma_writes_unfenced) {
+        return false;
+    }
+    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, put, origin, taddr, bytes);
+    if (OMPI_ERR_NOT_AVAILABLE == ret) {
+        return false;
+    }
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
+    }
+    *ret_p = ret;
+    return true;
+}
+
 /* A @p kind access (PUT or GET) moved by RDMA from the call: counted until
  * its local completion (ompi_osc_newrma_rdma_at_call_done), and in the
  * statistics once started. */
@@ -1489,14 +1537,18 @@ static int rdma_at_call_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
 static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                              rma_target_mem_t *mem, size_t bytes, int *ret)
 {
-    bool put = OMPI_OSC_NEWRMA_OP_PUT == a->kind;
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == a->kind, cma;
     ompi_osc_newrma_target_t *target;
     ptrdiff_t toff, ooff;
 
-    if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request || NULL != mem->region ||
+    if ((!put && OMPI_OSC_NEWRMA_OP_GET != a->kind) || NULL != a->request ||
         OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
-        bytes > module->config.aggregate_threshold ||
-        (module->config.cma_bytes > 0 && bytes >= module->config.cma_bytes)) {
+        bytes > module->config.aggregate_threshold) {
+        return false;
+    }
+    /* the copy needs no rkey: a dynamic window's region too */
+    cma = cma_sized(module, a->target, bytes);
+    if (!cma && NULL != mem->region) {
         return false;
     }
     /* the element made here, as queueing would make it: the first access
@@ -1505,11 +1557,16 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
         return false;
     }
     target = mem->target;
-    if (!rdma_at_call_clear(target, put) || size_as_packets(module, target, a->kind, bytes, NULL) ||
+    if (!rdma_at_call_clear(target, put) ||
+        (!cma && size_as_packets(module, target, a->kind, bytes, NULL)) ||
         !rma_target_open(module, mem, target) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;
+    }
+    if (cma) {
+        return cma_at_call(module, ompi_osc_newrma_peer(module, a->target), target, a->kind,
+                           (char *) a->origin_addr + ooff, bytes, mem->addr + (uint64_t) toff, ret);
     }
     *ret = rdma_at_call_issue(module, target, a->kind, mem->ep, (char *) a->origin_addr + ooff,
                               bytes, mem->addr + (uint64_t) toff, mem->rkey);
@@ -2215,8 +2272,7 @@ static bool rdma_at_call_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
 
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor ||
         OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
-        (module->config.cma_bytes > 0 && bytes >= module->config.cma_bytes) ||
-        !rdma_at_call_clear(t, put) ||
+        cma_sized(module, t->rank, bytes) || !rdma_at_call_clear(t, put) ||
         (NULL == t->mbox_slot && module->mbox_ok && ompi_osc_newrma_mbox_fits(kind, NULL, bytes))) {
         return false;
     }
@@ -2288,9 +2344,14 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
      * size of rdma_sized: the others spare the call (a stream of small
      * PUTs) */
     packets = !rdma_sized(kind, bytes) || size_as_packets_to(module, peer, t, kind, bytes, NULL);
-    return packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p) ||
-           (!packets &&
-            rdma_at_call_fast(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p));
+    if (packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p)) {
+        return true;
+    }
+    if (cma_sized(module, target, bytes)) {
+        return cma_at_call(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p);
+    }
+    return !packets &&
+           rdma_at_call_fast(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p);
 }
 
 /* Out of line: the node-local fast path's frame stays small. */

@@ -50,7 +50,7 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
         default:
             break;
     }
-    return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
+    return bytes <= component.mbox_copy_bytes;
 }
 
 /* An accumulate of pairs with padding laid out as their type at the

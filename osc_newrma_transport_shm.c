@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -23,6 +24,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_base_mutex.h"
+#include "osc_newrma_base_pick.h"
 #include "osc_newrma_transport_shm.h"
 
 #define component mca_osc_newrma_component
@@ -992,4 +994,57 @@ int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remot
         len -= (size_t) done;
     }
     return OMPI_SUCCESS;
+}
+
+#define CMA_PROBE_BYTES  32768
+#define CMA_PROBE_SMALL  8
+#define CMA_PROBE_ROUNDS 8
+
+/* Nanoseconds of one cross-memory copy of @p len bytes into this process's
+ * own @p dst (the kernel walks and pins the pages as for a peer's), or of
+ * a memcpy (@p cma false); UINT64_MAX when the copy failed. */
+static uint64_t cma_probe_one(char *dst, char *src, size_t len, bool cma)
+{
+    uint64_t t0 = ompi_osc_newrma_pick_now_ns();
+
+    if (!cma) {
+        memcpy(dst, src, len);
+        __asm__ __volatile__("" ::: "memory"); /* the copy is done before the clock is read */
+    } else if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma((int32_t) getpid(), true, src,
+                                                       (uint64_t) (uintptr_t) dst, len)) {
+        return UINT64_MAX;
+    }
+    return ompi_osc_newrma_pick_now_ns() - t0;
+}
+
+bool ompi_osc_newrma_shm_cma_cheap(void)
+{
+    uint64_t small = UINT64_MAX, large = UINT64_MAX, copy = UINT64_MAX;
+    char *src = malloc(CMA_PROBE_BYTES), *dst = malloc(CMA_PROBE_BYTES);
+    bool cheap = false;
+
+    if (NULL != src && NULL != dst) {
+        memset(src, 1, CMA_PROBE_BYTES);
+        memset(dst, 2, CMA_PROBE_BYTES);
+        /* alternating, so that a preemption or a frequency change hits all */
+        for (int round = 0; round < CMA_PROBE_ROUNDS; ++round) {
+            uint64_t t = cma_probe_one(dst, src, CMA_PROBE_SMALL, true);
+
+            small = t < small ? t : small;
+            t = cma_probe_one(dst, src, CMA_PROBE_BYTES, true);
+            large = t < large ? t : large;
+            t = cma_probe_one(dst, src, CMA_PROBE_BYTES, false);
+            copy = t < copy ? t : copy;
+        }
+        cheap = UINT64_MAX != large && large - (small < large ? small : large) < 3 * copy;
+        OSC_NEWRMA_VERBOSE(10,
+                           "cross-memory copy of %d bytes %llu ns, of %d %llu, memcpy of %d %llu: "
+                           "%s",
+                           CMA_PROBE_SMALL, (unsigned long long) small, CMA_PROBE_BYTES,
+                           (unsigned long long) large, CMA_PROBE_BYTES, (unsigned long long) copy,
+                           cheap ? "cheap" : "dear");
+    }
+    free(src);
+    free(dst);
+    return cheap;
 }

@@ -21,7 +21,10 @@
  * Reads of a block shifted by one element (not aligned with the writes)
  * check that the read covers the range it asked for.
  *
- * usage: gacc_read FLAVOR SYNC [ITERS] [COUNT]   (SYNC: lock | lockall)
+ * usage: gacc_read FLAVOR SYNC [ITERS] [COUNT] [dear]   (SYNC: lock | lockall)
+ * With "dear", the cross-memory copy is taken as dear (osc_newrma_cma_cheap
+ * 0), so that large reads take turns between the copy under the lock and
+ * UCX's transfer without it (read again where an accumulate overlapped).
  */
 #include "mtest.h"
 
@@ -149,6 +152,9 @@ static void phase_replace(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 5 && 0 == strcmp(argv[5], "dear")) {
+        setenv("OMPI_MCA_osc_newrma_cma_cheap", "0", 0);
+    }
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

@@ -22,7 +22,9 @@
  *   get_rdma FLAVOR SYNC [rdma|any] [flush|local]
  *     SYNC: fence, pscw, lock (one shared lock epoch per round), lockall
  *     (one epoch; rounds end with MPI_Win_flush, or MPI_Win_flush_local:
- *     "local"); rdma: MPI_Get must have read some itself, on some rank.
+ *     "local"); rdma: MPI_Get must have read some itself, on some rank;
+ *     copy: node-local GETs and PUTs of 1 KiB or more by the cross-memory
+ *     copy (osc_newrma_cma_bytes 1024), most from the call itself.
  *   get_rdma fail N
  *     rank 0's Nth UCX transfer fails (osc_newrma_test_fail_rdma): in a
  *     lock_all epoch of single GETs read at the call, each flushed, only
@@ -210,11 +212,18 @@ int main(int argc, char **argv)
     long vals[PUTS];
     static unsigned char big[BIGS * BIG];
     mtest_stream_t s;
+    bool copy;
 
     if (argc < 3) {
-        fprintf(stderr, "usage: get_rdma FLAVOR SYNC [rdma|any] [flush|local] | fail N\n");
+        fprintf(stderr, "usage: get_rdma FLAVOR SYNC [rdma|any] [flush|local] [copy] | fail N\n");
         return 2;
     }
+    /* node-local accesses of 1 KiB or more take the cross-memory copy where
+     * the probe finds it cheap: here from 128 KiB, unless "copy" asks for
+     * them from 1 KiB (the same orders kept by the copy from the call) */
+    copy = 0 == strcmp(argv[argc - 1], "copy");
+    argc -= copy ? 1 : 0;
+    setenv("OMPI_MCA_osc_newrma_cma_bytes", copy ? "1024" : "131072", 0);
     if (0 == strcmp(argv[1], "fail")) {
         if (NULL != rank_env && 0 == strcmp(rank_env, "0")) {
             setenv("OMPI_MCA_osc_newrma_test_fail_rdma", argv[2], 1);

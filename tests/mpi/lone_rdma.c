@@ -251,6 +251,9 @@ int main(int argc, char **argv)
     /* the shm path's small lone ops would go through the target's mailbox
      * (acc_mailbox tests that) */
     setenv("OMPI_MCA_osc_newrma_mailbox", "0", 0);
+    /* and those of 32 KiB by the cross-memory copy where the probe finds it
+     * cheap (cma_putget small tests that) */
+    setenv("OMPI_MCA_osc_newrma_cma_bytes", "131072", 0);
     mtest_init(&argc, &argv);
     expect_lock_rdma = argc > 2 && 0 == strcmp(argv[2], "rdmalock");
     expect_rdma = expect_lock_rdma || (argc > 2 && 0 == strcmp(argv[2], "rdma"));
