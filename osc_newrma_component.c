@@ -506,9 +506,9 @@ static void copy_alias_choose(void)
 
 /* The sizes from which node-local transfers take the cross-memory copy
  * (osc_newrma_cma_bytes, osc_newrma_acc_cma_bytes), before any window:
- * where the probe finds the copy cheap, a PUT or GET of 512 bytes or more
- * is cheaper by the copy than by the target's mailbox, whose answer waits
- * for the target's agent. */
+ * where the copy is cheap (osc_newrma_cma_cheap), a PUT or GET of 1 KiB or
+ * more is cheaper by the copy than by the target's mailbox, whose answer
+ * waits for the target's agent. */
 static void cma_choose(void)
 {
     bool probe = component.shm && component.cma_cheap < 0;

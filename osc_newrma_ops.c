@@ -784,13 +784,12 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
      * by UCX, whose pipeline has both processes copying, where one process
      * would copy alone and the kernel pin the peer's pages call by call. */
     if ((OMPI_OSC_NEWRMA_OP_PUT != op->kind && OMPI_OSC_NEWRMA_OP_GET != op->kind) ||
-        0 == module->config.cma_bytes || op->bytes < module->config.cma_bytes ||
-        !module->config.shm || &op->super != opal_list_get_first(&target->ops) ||
+        &op->super != opal_list_get_first(&target->ops) ||
         &op->super != opal_list_get_last(&target->ops) ||
         !ompi_osc_newrma_dtype_contig(op->target_dt, op->target_count, &off)) {
         return false;
     }
-    return NULL != cma_peer(module, target->rank);
+    return cma_sized(module, target->rank, op->bytes);
 }
 
 /* A large contiguous PUT or GET to a node-local peer whose memory is not in
