@@ -178,8 +178,14 @@ struct ompi_osc_newrma_component_t {
     /** whether the cross-memory copy is cheap: -1 by the probe
      * (ompi_osc_newrma_shm_cma_cheap), 0 no, 1 yes */
     int cma_cheap;
-    /** the largest PUT, GET, MPI_REPLACE or MPI_NO_OP read a mailbox slot's
-     * area carries: below cma_bytes */
+    /** PUTs and GETs from this size, below cma_bytes, take the copy after
+     * a flush or unlock (cma_min_bytes); 0 never (-1 as cma_bytes) */
+    long cma_small_bytes;
+    /** PUTs of a stream from this size are copied by their call too
+     * (cma_at_call); 0 none (-1 as cma_bytes) */
+    long cma_stream_bytes;
+    /** the largest MPI_REPLACE or MPI_NO_OP read a mailbox slot's area
+     * carries: below acc_cma_bytes */
     size_t mbox_copy_bytes;
     /** lone PUTs, GETs and MPI_NO_OP reads from this size take turns
      * between the copy and UCX's transfer (cma_pick); SIZE_MAX where the
@@ -337,6 +343,10 @@ struct ompi_osc_newrma_peer_t {
     /** its process id for cross-memory copies (0: not looked up yet, -1:
      * none, not on this node) */
     int32_t cma_pid;
+    /** the module's sync_seq when a PUT or GET was last copied to the peer
+     * by its call (cma_at_call): a later one before the next
+     * synchronization is part of a stream */
+    uint32_t cma_seq;
     /** contiguous PUTs and GETs of any size travel as packets, large ones
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
@@ -399,6 +409,14 @@ struct ompi_osc_newrma_module_t {
     int lock_held;
     /** direct flushes since the agent last had a turn */
     unsigned int flush_turns;
+    /** synchronizations that complete this process's accesses (flush,
+     * unlock, fence, complete: ompi_osc_newrma_sync_ended), from 1; a
+     * peer's cma_seq equal to it marks a stream (cma_at_call) */
+    uint32_t sync_seq;
+    /** the last such synchronization (FLUSH_LOCAL, FLUSH, UNLOCK, COMPLETE,
+     * FENCE; NONE before any): small PUTs and GETs take the copy after
+     * some (cma_min_bytes) */
+    ompi_osc_newrma_sync_flag_t last_sync;
     ompi_win_t *win;
     ompi_communicator_t *comm;
     uint32_t cid;
@@ -864,6 +882,17 @@ static inline int ompi_osc_newrma_sync_result(ompi_osc_newrma_module_t *module, 
     int err = 0 == module->error ? OMPI_SUCCESS : (int) opal_atomic_swap_32(&module->error, 0);
 
     return OMPI_SUCCESS != ret ? ret : err;
+}
+
+/** ompi_osc_newrma_sync_result of an origin's synchronization @p sync that
+ * completed its accesses (flush, unlock, fence, complete): the next PUT or
+ * GET to each target starts a new stream (sync_seq).  Window lock held. */
+static inline int ompi_osc_newrma_sync_ended(ompi_osc_newrma_module_t *module,
+                                             ompi_osc_newrma_sync_flag_t sync, int ret)
+{
+    module->sync_seq++;
+    module->last_sync = sync;
+    return ompi_osc_newrma_sync_result(module, ret);
 }
 
 /** @return true with the window lock taken, false when someone holds it. */

@@ -320,11 +320,40 @@ static void register_paths(void)
                   "to 64 KiB neither way led).  Accumulates: osc_newrma_acc_cma_bytes.  Only "
                   "where osc_newrma_shm is on and the kernel allows cross-memory attach; info "
                   "key cma_bytes per window; 0 never; -1: 1024 where the copy is cheap "
-                  "(osc_newrma_cma_cheap), else 131072.  PUTs and GETs from this size up to 2 "
-                  "KiB do not take the target's mailbox, whose answer waits for the target's "
-                  "agent (a 2 KiB PUT + flush 1.25 us by the mailbox, 0.55 by the copy on one "
-                  "kernel of the development VM) (default: -1)",
+                  "(osc_newrma_cma_cheap), else 131072.  Where nothing of this process is in "
+                  "flight to the target, the MPI call itself copies one of up to "
+                  "osc_newrma_aggregate_threshold bytes, the first to its target since the "
+                  "last synchronization that completes accesses (flush, unlock, fence, "
+                  "complete), even one of up to 2 KiB that the target's mailbox could take, "
+                  "whose answer waits for the target's agent (a 2 KiB PUT + flush 1.25 us by "
+                  "the mailbox, 0.55 by the copy on one kernel of the development VM); the "
+                  "later ones of such a stream take the mailbox or UCX, which have both "
+                  "processes copying (64 PUTs of 2 KiB + flush: 3.5 GB/s by the copy, 7.1 "
+                  "through the mailbox) (default: -1)",
                   &component.cma_bytes, -1);
+    register_long("cma_small_bytes",
+                  "A PUT or GET (see osc_newrma_cma_bytes) of at least this many bytes, "
+                  "below osc_newrma_cma_bytes, is the copy too when the window's last "
+                  "synchronization that completed accesses was a flush or an unlock (for a "
+                  "GET also a flush_local), as the next likely is: there the mailbox's answer, "
+                  "which waits for the target's agent, is waited for (a 128-byte GET + flush "
+                  "0.72 us through the mailbox, 0.48 by the copy), where a fence or "
+                  "MPI_Win_complete waits for all targets while the agent answers and a PUT's "
+                  "flush_local for nothing (a 128-byte GET under fence 1.01 us through the "
+                  "mailbox, 1.20 by the copy; a PUT + flush_local 0.09 and 0.48).  PUTs of up "
+                  "to 32 bytes, which the slot itself carries, stay there (32 bytes + flush "
+                  "0.38 us, 0.46 by the copy); 0 never; -1: 32 where the copy is cheap "
+                  "(osc_newrma_cma_cheap), else 0 (default: -1)",
+                  &component.cma_small_bytes, -1);
+    register_long("cma_stream_bytes",
+                  "The PUTs of a stream (see osc_newrma_cma_bytes) of at least this many bytes "
+                  "are copied by their MPI calls too, one after the other: 64 PUTs + flush "
+                  "moved 12.1 GB/s so against 10.0 through UCX at 8 KiB, 7.4 against 6.3 at "
+                  "4 KiB, 11.5 against 8.8 at 2 MiB, on a kernel whose copy is cheap "
+                  "(osc_newrma_cma_cheap).  The GETs of a stream never are: UCX moved "
+                  "12.9 GB/s at 8 KiB where the copies moved 11.1, and as much from 128 KiB; "
+                  "0 never; -1: 4096 where the copy is cheap, else 0 (default: -1)",
+                  &component.cma_stream_bytes, -1);
     register_bool("cma_pick",
                   "Such an operation (osc_newrma_cma_bytes) of 128 KiB or more, where the copy is "
                   "not cheap (osc_newrma_cma_cheap), is the cross-memory copy or UCX's "
@@ -524,11 +553,18 @@ static void cma_choose(void)
      * whose time the pick reads before the flush waits for it, is not
      * tried against it */
     component.cma_pick_bytes = cheap ? SIZE_MAX : OMPI_OSC_NEWRMA_CMA_PICK_BYTES;
-    /* what the copy takes, the mailbox leaves to it */
+    /* the MPI_REPLACEs and MPI_NO_OP reads the copy takes, the mailbox
+     * leaves to it */
     component.mbox_copy_bytes = OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
-    if (component.cma_bytes > 0 &&
-        (size_t) component.cma_bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES) {
-        component.mbox_copy_bytes = (size_t) component.cma_bytes - 1;
+    if (component.acc_cma_bytes > 0 &&
+        (size_t) component.acc_cma_bytes < OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES) {
+        component.mbox_copy_bytes = (size_t) component.acc_cma_bytes - 1;
+    }
+    if (component.cma_small_bytes < 0) {
+        component.cma_small_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_SMALL_BYTES : 0;
+    }
+    if (component.cma_stream_bytes < 0) {
+        component.cma_stream_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_STREAM_BYTES : 0;
     }
     OSC_NEWRMA_VERBOSE(
         10, "cross-memory copies %s%s: from %ld bytes, MPI_REPLACE and MPI_NO_OP from %ld",

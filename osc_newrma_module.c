@@ -775,6 +775,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->disp_unit = disp_unit;
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
     module->fast_last.target = -1;
+    module->sync_seq = 1; /* above a new peer entry's cma_seq */
     ompi_osc_newrma_pick_init(&module->cma_pick[0]);
     ompi_osc_newrma_pick_init(&module->cma_pick[1]);
     ompi_osc_newrma_pick_init(&module->acc_pick[0]);

@@ -31,26 +31,29 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
         return true;
     }
     switch (kind) {
-        case OMPI_OSC_NEWRMA_OP_CAS:
-            return false;
+        case OMPI_OSC_NEWRMA_OP_ACC:
+        case OMPI_OSC_NEWRMA_OP_GACC:
+            /* a reduction's only other way is packets through the same
+             * agent: the whole area; an MPI_REPLACE or MPI_NO_OP read has
+             * the cross-memory copy, which waits for no one, from
+             * acc_cma_bytes */
+            if (!ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op)) {
+                return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
+            }
+            return bytes <= component.mbox_copy_bytes;
         case OMPI_OSC_NEWRMA_OP_PUT:
             if (component.put_rdma_bytes > 0 && bytes >= component.put_rdma_bytes) {
                 return false;
             }
-            break;
-        case OMPI_OSC_NEWRMA_OP_ACC:
-        case OMPI_OSC_NEWRMA_OP_GACC:
-            /* a reduction's only other way is packets through the same
-             * agent: the whole area (an MPI_REPLACE or MPI_NO_OP read has
-             * the cross-memory copy, which waits for no one) */
-            if (!ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op)) {
-                return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
-            }
-            break;
+            /* fall through */
+        case OMPI_OSC_NEWRMA_OP_GET:
+            /* one the copy takes, the call sends there first (cma_takes in
+             * osc_newrma_ops.c): the slot takes the rest of a stream, which
+             * moves faster with both processes copying */
+            return bytes <= OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES;
         default:
-            break;
+            return false;
     }
-    return bytes <= component.mbox_copy_bytes;
 }
 
 /* An accumulate of pairs with padding laid out as their type at the

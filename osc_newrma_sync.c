@@ -418,7 +418,8 @@ int ompi_osc_newrma_fence(int mpi_assert, struct ompi_win_t *win)
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = ompi_osc_newrma_sync_result(module, fence_locked(module, mpi_assert));
+    ret = ompi_osc_newrma_sync_ended(module, OMPI_OSC_NEWRMA_SYNC_FENCE,
+                                     fence_locked(module, mpi_assert));
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }
@@ -821,7 +822,8 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     int ret;
 
     ompi_osc_newrma_module_lock(module);
-    ret = ompi_osc_newrma_sync_result(module, complete_locked(module));
+    ret =
+        ompi_osc_newrma_sync_ended(module, OMPI_OSC_NEWRMA_SYNC_COMPLETE, complete_locked(module));
     ompi_osc_newrma_module_unlock(module);
     return ret;
 }

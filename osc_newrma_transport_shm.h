@@ -103,6 +103,12 @@ typedef struct {
  * PUTs, GETs, MPI_REPLACEs and MPI_NO_OP reads from this size take it
  * (osc_newrma_cma_bytes) */
 #define OMPI_OSC_NEWRMA_CMA_CHEAP_BYTES 1024
+/** where it is cheap, PUTs and GETs from this size take it after a flush
+ * or an unlock (osc_newrma_cma_small_bytes) */
+#define OMPI_OSC_NEWRMA_CMA_SMALL_BYTES 32
+/** where it is cheap, the PUTs of a stream from this size take the copy
+ * too (osc_newrma_cma_stream_bytes) */
+#define OMPI_OSC_NEWRMA_CMA_STREAM_BYTES 4096
 /** the smallest PUT, GET or MPI_NO_OP read the copy takes turns with UCX's
  * transfer for (osc_newrma_cma_pick) where the copy is dear; smaller ones,
  * and all where it is cheap, always take the copy */

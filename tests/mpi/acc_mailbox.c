@@ -589,6 +589,7 @@ int main(int argc, char **argv)
      * cross-memory copy to cost (where it is cheap, PUTs and GETs from 1 KiB
      * take it: cma_putget small) */
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "131072", 0);
+    setenv("OMPI_MCA_osc_newrma_cma_small_bytes", "0", 0);
     setenv("OMPI_MCA_osc_newrma_acc_cma_bytes", "2048", 0);
     if (0 == strncmp(mode, "fail", 4) && NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", "1", 1);

@@ -224,6 +224,8 @@ int main(int argc, char **argv)
     copy = 0 == strcmp(argv[argc - 1], "copy");
     argc -= copy ? 1 : 0;
     setenv("OMPI_MCA_osc_newrma_cma_bytes", copy ? "1024" : "131072", 0);
+    /* nor smaller ones after a flush (cma_putget small tests those) */
+    setenv("OMPI_MCA_osc_newrma_cma_small_bytes", "0", 0);
     if (0 == strcmp(argv[1], "fail")) {
         if (NULL != rank_env && 0 == strcmp(rank_env, "0")) {
             setenv("OMPI_MCA_osc_newrma_test_fail_rdma", argv[2], 1);

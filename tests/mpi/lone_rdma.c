@@ -254,6 +254,7 @@ int main(int argc, char **argv)
     /* and those of 32 KiB by the cross-memory copy where the probe finds it
      * cheap (cma_putget small tests that) */
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "131072", 0);
+    setenv("OMPI_MCA_osc_newrma_cma_small_bytes", "0", 0);
     mtest_init(&argc, &argv);
     expect_lock_rdma = argc > 2 && 0 == strcmp(argv[2], "rdmalock");
     expect_rdma = expect_lock_rdma || (argc > 2 && 0 == strcmp(argv[2], "rdma"));
