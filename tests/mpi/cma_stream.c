@@ -13,7 +13,9 @@
  *  4. 64-byte GETs, each + flush (osc_newrma_cma_small_bytes 32): copies;
  *     64-byte PUTs, each + flush_local: only the first (after a flush) the
  *     copy, the next through the mailbox;
- *  5. a 512-byte PUT and GET in an MPI_Win_lock epoch each: the copy, with
+ *  5. after a flush, a 512-byte MPI_REPLACE and MPI_NO_OP read + flush:
+ *     each copied under the target's accumulate lock by its call;
+ *  6. a 512-byte PUT and GET in an MPI_Win_lock epoch each: the copy, with
  *     no target element (the unlock stays direct).
  * The ways are read from the window's counters copy_at_call, ops_mailbox
  * and rdma_at_call, only where
@@ -139,6 +141,25 @@ static void gets_from_right(size_t n, int count, uint32_t seed, bool each, const
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Step 5: an MPI_REPLACE of 512 bytes + flush, then an MPI_NO_OP read of
+ * them back + flush. */
+static void replace_and_read(void)
+{
+    mtest_fill(origin, 512, 0x6000u + (uint32_t) mtest_rank);
+    MPI_CHECK(MPI_Win_flush(right, w.win));
+    expect_paths("flush", -1, -1, -1);
+    MPI_CHECK(MPI_Accumulate(origin, 512, MPI_BYTE, right, w.disp0[right], 512, MPI_BYTE,
+                             MPI_REPLACE, w.win));
+    MPI_CHECK(MPI_Win_flush(right, w.win));
+    expect_paths("512-byte MPI_REPLACE + flush", 1, 0, 0);
+    memset(got, 0, 512);
+    MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_BYTE, got, 512, MPI_BYTE, right, w.disp0[right], 512,
+                                 MPI_BYTE, MPI_NO_OP, w.win));
+    MPI_CHECK(MPI_Win_flush(right, w.win));
+    expect_paths("512-byte MPI_NO_OP read + flush", 1, 0, 0);
+    MTEST_CHECK(0 == memcmp(got, origin, 512), "MPI_NO_OP read: not what my MPI_REPLACE put");
+}
+
 static void lock_epochs(void)
 {
     mtest_fill(origin, 512, 0x5000u + (uint32_t) mtest_rank);
@@ -202,6 +223,10 @@ int main(int argc, char **argv)
     in_lock_all = false;
     check_mine(SMALL, ROUNDS, 0x4800u, "64-byte PUTs + flush_local");
     expect_paths("unlock_all", -1, -1, -1);
+    MPI_CHECK(MPI_Win_lock_all(0, w.win));
+    replace_and_read();
+    MPI_CHECK(MPI_Win_unlock_all(w.win));
+    MPI_Barrier(MPI_COMM_WORLD);
     lock_epochs();
 
     for (int p = 0; p < NPATH; ++p) {
