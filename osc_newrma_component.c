@@ -332,8 +332,9 @@ static void register_paths(void)
                   "through the mailbox) (default: -1)",
                   &component.cma_bytes, -1);
     register_long("cma_small_bytes",
-                  "A PUT or GET (see osc_newrma_cma_bytes) of at least this many bytes, "
-                  "below osc_newrma_cma_bytes, is the copy too when the window's last "
+                  "A PUT or GET (see osc_newrma_cma_bytes), or an MPI_REPLACE or MPI_NO_OP "
+                  "read of up to 2 KiB (see osc_newrma_acc_cma_bytes), of at least this many "
+                  "bytes, below those sizes, is the copy too when the window's last "
                   "synchronization that completed accesses was a flush or an unlock (for a "
                   "GET also a flush_local), as the next likely is: there the mailbox's answer, "
                   "which waits for the target's agent, is waited for (a 128-byte GET + flush "
