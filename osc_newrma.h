@@ -178,8 +178,9 @@ struct ompi_osc_newrma_component_t {
     /** whether the cross-memory copy is cheap: -1 by the probe
      * (ompi_osc_newrma_shm_cma_cheap), 0 no, 1 yes */
     int cma_cheap;
-    /** PUTs and GETs from this size, below cma_bytes, take the copy after
-     * a flush or unlock (cma_min_bytes); 0 never (-1 as cma_bytes) */
+    /** PUTs and GETs from this size, below cma_bytes (MPI_REPLACEs and
+     * MPI_NO_OP reads below acc_cma_bytes), take the copy after a flush or
+     * unlock (cma_min_bytes); 0 never (-1 as cma_bytes) */
     long cma_small_bytes;
     /** PUTs of a stream from this size are copied by their call too
      * (cma_at_call); 0 none (-1 as cma_bytes) */

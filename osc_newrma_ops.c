@@ -766,8 +766,8 @@ static ompi_osc_newrma_peer_t *cma_peer(ompi_osc_newrma_module_t *module, int ra
 /* The smallest access the copy takes, a write (PUT, MPI_REPLACE) or not
  * (@p write false: GET, MPI_NO_OP read): @p limit (cma_bytes or
  * acc_cma_bytes); but from cma_small_bytes after a synchronization that
- * waited for its targets
- * (flush, unlock; for a GET also flush_local), as the next one likely will:
+ * waited for its targets (flush, unlock; for a read also flush_local), as
+ * the next one likely will:
  * the mailbox's answer waits for the target's agent (a 128-byte GET +
  * flush 0.72 us so, 0.48 by the copy), but a fence or MPI_Win_complete
  * waits for all while the agent answers, and a PUT's flush_local waits for
@@ -801,17 +801,17 @@ static size_t cma_min_bytes(const ompi_osc_newrma_module_t *module, bool write, 
     return small < limit ? small : limit;
 }
 
-/* Whether a contiguous PUT or GET of @p bytes to @p rank is of the size
- * the cross-memory copy takes (osc_newrma_cma_bytes): the call moves it so
+/* @p rank's peer when a contiguous access of @p bytes, a write or not (as
+ * cma_min_bytes, from @p limit: osc_newrma_cma_bytes for PUTs and GETs,
+ * osc_newrma_acc_cma_bytes for MPI_REPLACE and MPI_NO_OP reads), is of the
+ * size the cross-memory copy takes, else NULL: the call moves it so
  * where nothing is in flight (cma_at_call), else leaves it to the queue,
  * where a lone one takes the copy (op_cma_picked).  Only a node-local
  * peer's: RDMA from the call serves the others. */
-static ompi_osc_newrma_peer_t *cma_sized(ompi_osc_newrma_module_t *module, int rank,
-                                         ompi_osc_newrma_op_kind_t kind, size_t bytes)
+static ompi_osc_newrma_peer_t *cma_sized(ompi_osc_newrma_module_t *module, int rank, bool write,
+                                         size_t limit, size_t bytes)
 {
-    return module->config.shm && module->config.cma_bytes > 0 &&
-                   bytes >= cma_min_bytes(module, OMPI_OSC_NEWRMA_OP_PUT == kind,
-                                          module->config.cma_bytes)
+    return module->config.shm && limit > 0 && bytes >= cma_min_bytes(module, write, limit)
                ? cma_peer(module, rank)
                : NULL;
 }
@@ -825,14 +825,16 @@ static inline bool cma_stream_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes
 
 /* Whether a contiguous @p kind access (PUT or GET) of @p bytes to @p rank
  * is the copy now: cma_sized, and the first to the target since the last
- * synchronization (sync_seq) or a PUT of cma_stream_sized.  The later ones of such a stream take
- * the target's mailbox or UCX, which have both processes copying: 64 PUTs of 2 KiB + flush
- * moved 3.5 GB/s by the copy, 7.1 through the mailbox; 64 GETs of 8 KiB 11.1 by the copy, 12.9 by
+ * synchronization (sync_seq) or a PUT of cma_stream_sized.  The later ones
+ * of such a stream take the target's mailbox or UCX, which have both
+ * processes copying: 64 PUTs of 2 KiB + flush moved 3.5 GB/s by the copy,
+ * 7.1 through the mailbox; 64 GETs of 8 KiB 11.1 by the copy, 12.9 by
  * UCX. */
 static bool cma_takes(ompi_osc_newrma_module_t *module, int rank, ompi_osc_newrma_op_kind_t kind,
                       size_t bytes)
 {
-    const ompi_osc_newrma_peer_t *peer = cma_sized(module, rank, kind, bytes);
+    const ompi_osc_newrma_peer_t *peer =
+        cma_sized(module, rank, OMPI_OSC_NEWRMA_OP_PUT == kind, module->config.cma_bytes, bytes);
 
     return NULL != peer && (peer->cma_seq != module->sync_seq || cma_stream_sized(kind, bytes));
 }
@@ -1534,10 +1536,31 @@ static inline bool rdma_at_call_clear(const ompi_osc_newrma_target_t *target, bo
            NULL == target->batch.buf && 0 == target->am_sent && 0 == target->ack_counter;
 }
 
+/* Nothing of this process at @p t that a copy from the call could
+ * overtake or be overtaken by: rdma_at_call_clear, no transfer from the
+ * call in flight, no RDMA write unflushed. */
+static inline bool copy_at_call_clear(const ompi_osc_newrma_target_t *t, bool put)
+{
+    return rdma_at_call_clear(t, put) && 0 == t->owed_at_call && !t->needs_rma_done &&
+           !t->rdma_writes_unfenced;
+}
+
+/* After a copy from the call of @p bytes (@p kind) to @p peer, status
+ * @p ret: counted, and the next one to the peer before a synchronization
+ * is part of a stream. */
+static void copy_at_call_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
+                              ompi_osc_newrma_op_kind_t kind, size_t bytes, int ret)
+{
+    if (OMPI_SUCCESS == ret) {
+        ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
+        OMPI_OSC_NEWRMA_STAT_ADD(module, COPY_AT_CALL, 1);
+    }
+    peer->cma_seq = module->sync_seq;
+}
+
 /* A contiguous PUT or GET of the cross-memory copy's size (cma_sized,
  * below the pick's) to an open target with nothing of this process there
- * that it could overtake or be overtaken by (rdma_at_call_clear, no
- * transfer from the call in flight, no RDMA write unflushed): the copy
+ * that it could overtake or be overtaken by (copy_at_call_clear): the copy
  * from the call, complete when it returns, without an op element, whose
  * queueing, issue and retirement took a 2 KiB PUT + flush from 0.52 (the
  * copy alone 0.39) to 0.67 us.  Not in PSCW epochs (as rdma_at_call_fast).
@@ -1553,19 +1576,14 @@ static bool cma_at_call(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t
 
     if (bytes >= component.cma_pick_bytes ||
         OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
-        (NULL != t && (!rdma_at_call_clear(t, put) || 0 != t->owed_at_call || t->needs_rma_done ||
-                       t->rdma_writes_unfenced))) {
+        (NULL != t && !copy_at_call_clear(t, put))) {
         return false;
     }
     ret = ompi_osc_newrma_shm_cma(peer->cma_pid, put, origin, taddr, bytes);
     if (OMPI_ERR_NOT_AVAILABLE == ret) {
         return false;
     }
-    if (OMPI_SUCCESS == ret) {
-        ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
-        OMPI_OSC_NEWRMA_STAT_ADD(module, COPY_AT_CALL, 1);
-    }
-    peer->cma_seq = module->sync_seq; /* the next one before a synchronization: a stream */
+    copy_at_call_done(module, peer, kind, bytes, ret);
     *ret_p = ret;
     return true;
 }
@@ -1610,18 +1628,23 @@ static bool cma_bare(ompi_osc_newrma_module_t *module, int rank)
            NULL != peer->lock && 0 != peer->lock_type && peer->lock_granted;
 }
 
-/* cma_at_call for a cma_bare target: @p a's contiguous blocks copied. */
-static bool cma_bare_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
-                             const rma_target_mem_t *mem, size_t bytes, int *ret)
+/* The target element an access from the call to @p a's target goes with,
+ * in *@p t_p: none for a copy (@p copy) to a cma_bare target, else the
+ * target's, made here as queueing would make it (the first access of an
+ * epoch may go too; a failure to make it is the queueing's).  False when
+ * the target is not open. */
+static bool at_call_target(ompi_osc_newrma_module_t *module, const rma_args_t *a,
+                           rma_target_mem_t *mem, bool copy, ompi_osc_newrma_target_t **t_p)
 {
-    ptrdiff_t toff, ooff;
-
-    if (!ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
-        !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
+    *t_p = NULL;
+    if (copy && NULL == mem->target && cma_bare(module, a->target)) {
+        return true;
+    }
+    if (NULL == mem->target && OMPI_SUCCESS != rma_target(module, a, &mem->target)) {
         return false;
     }
-    return cma_at_call(module, ompi_osc_newrma_peer(module, a->target), NULL, a->kind,
-                       (char *) a->origin_addr + ooff, bytes, mem->addr + (uint64_t) toff, ret);
+    *t_p = mem->target;
+    return rma_target_open(module, mem, *t_p);
 }
 
 /* An MPI_REPLACE, or an MPI_NO_OP read, of contiguous blocks to a
@@ -1649,37 +1672,22 @@ static bool rma_acc_copy_at_call(ompi_osc_newrma_module_t *module, const rma_arg
     if ((write ? !ompi_osc_newrma_acc_is_replace(a->op)
                : OMPI_OSC_NEWRMA_OP_GACC != a->kind || !ompi_osc_newrma_acc_is_no_op(a->op)) ||
         NULL != a->request || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
-        !module->config.shm || 0 == module->config.acc_cma_bytes ||
-        !ompi_osc_newrma_acc_plain(module) ||
-        bytes > OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES ||
-        bytes < cma_min_bytes(module, write, module->config.acc_cma_bytes) ||
-        NULL == (peer = cma_peer(module, a->target)) || NULL == peer->lock ||
-        peer->cma_seq == module->sync_seq ||
+        !ompi_osc_newrma_acc_plain(module) || bytes > OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES ||
+        NULL == (peer = cma_sized(module, a->target, write, module->config.acc_cma_bytes, bytes)) ||
+        NULL == peer->lock || peer->cma_seq == module->sync_seq ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !(write ? ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &boff)
-                : ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &boff))) {
+                : ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &boff)) ||
+        !at_call_target(module, a, mem, true, &t) ||
+        (NULL != t && (!opal_list_is_empty(&t->ops) || !copy_at_call_clear(t, true)))) {
         return false;
-    }
-    if (NULL != mem->target || !cma_bare(module, a->target)) {
-        if (NULL == mem->target && OMPI_SUCCESS != rma_target(module, a, &mem->target)) {
-            return false;
-        }
-        t = mem->target;
-        if (!opal_list_is_empty(&t->ops) || !rdma_at_call_clear(t, true) || 0 != t->owed_at_call ||
-            t->needs_rma_done || t->rdma_writes_unfenced || !rma_target_open(module, mem, t)) {
-            return false;
-        }
     }
     local = (char *) (write ? a->origin_addr : a->result_addr) + boff;
     *ret = acc_copy_locked(peer, write, local, mem->addr + (uint64_t) toff, bytes);
     if (OMPI_ERR_NOT_AVAILABLE == *ret) {
         return false; /* the kernel refused: the full way */
     }
-    if (OMPI_SUCCESS == *ret) {
-        ompi_osc_newrma_stat_op(&module->stats, a->kind, OMPI_OSC_NEWRMA_STAT_OPS_RDMA, bytes);
-        OMPI_OSC_NEWRMA_STAT_ADD(module, COPY_AT_CALL, 1);
-    }
-    peer->cma_seq = module->sync_seq;
+    copy_at_call_done(module, peer, a->kind, bytes, *ret);
     return true;
 }
 
@@ -1718,18 +1726,9 @@ static bool rma_rdma_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
     if (!cma && (NULL != mem->region || bytes > module->config.aggregate_threshold)) {
         return false;
     }
-    if (cma && NULL == mem->target && cma_bare(module, a->target)) {
-        return cma_bare_at_call(module, a, mem, bytes, ret);
-    }
-    /* the element made here, as queueing would make it: the first access
-     * of an epoch may go too (a failure to make it is the queueing's) */
-    if (NULL == mem->target && OMPI_SUCCESS != rma_target(module, a, &mem->target)) {
-        return false;
-    }
-    target = mem->target;
-    if (!rdma_at_call_clear(target, put) ||
-        (!cma && size_as_packets(module, target, a->kind, bytes, NULL)) ||
-        !rma_target_open(module, mem, target) ||
+    if (!at_call_target(module, a, mem, cma, &target) ||
+        (NULL != target && (!rdma_at_call_clear(target, put) ||
+                            (!cma && size_as_packets(module, target, a->kind, bytes, NULL)))) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff)) {
         return false;

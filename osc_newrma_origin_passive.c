@@ -907,10 +907,10 @@ static bool passive_lone_mbox(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
  * buffers be free again, which an op packed into an open aggregated message
  * already leaves them: the message stays open for the ops after it (it goes
  * when full, in the next progress round of any MPI call, or with the flush
- * or UNLOCK that closes the epoch) instead of one message per flush_local. */
-/* Nothing owed (a PUT copied by its call, say) is no progress round: a
- * flush after a 128-byte PUT so took 580 instructions with one, where
- * osc/rdma's took 240.  The agent still has its turn (flush_call). */
+ * or UNLOCK that closes the epoch) instead of one message per flush_local.
+ * Otherwise nothing owed (a PUT copied by its call, say) is no progress
+ * round: a flush after a 128-byte PUT so took 580 instructions with one,
+ * where osc/rdma's took 240.  The agent still has its turn (flush_call). */
 static int passive_wait(ompi_osc_newrma_module_t *module, passive_wait_t *wait)
 {
     return OMPI_OSC_NEWRMA_SYNC_FLUSH_LOCAL == wait->flag

@@ -66,10 +66,11 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                            "moved by MPI_Get or MPI_Put itself, without an "
                                            "operation element (counted in ops_rdma too)"},
     [OMPI_OSC_NEWRMA_STAT_COPY_AT_CALL] = {"copy_at_call",
-                                           "Contiguous GETs and PUTs to a node-local target "
-                                           "moved by the cross-memory copy of MPI_Get or "
-                                           "MPI_Put itself, without an operation element "
-                                           "(counted in ops_rdma too)"},
+                                           "Contiguous GETs, PUTs, MPI_REPLACEs and "
+                                           "MPI_NO_OP reads to a node-local target moved by "
+                                           "the cross-memory copy of the MPI call itself, "
+                                           "without an operation element (counted in ops_rdma "
+                                           "too)"},
     [OMPI_OSC_NEWRMA_STAT_READS_AGAIN] = {"reads_again",
                                           "MPI_NO_OP reads without the target's accumulate "
                                           "lock during which an accumulate took that lock, "
