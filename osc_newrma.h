@@ -185,6 +185,18 @@ struct ompi_osc_newrma_component_t {
     /** PUTs of a stream from this size are copied by their call too
      * (cma_at_call); 0 none (-1 as cma_bytes) */
     long cma_stream_bytes;
+    /** node-local reductions (MPI_Accumulate) from this size stream
+     * through the target's mailbox slots (ompi_osc_newrma_acc_streams);
+     * 0 never */
+    unsigned long acc_stream_bytes;
+    /** ... up to this size */
+    unsigned long acc_stream_max_bytes;
+    /** node-local fetching reductions from this size: read, reduced and
+     * written back by the origin (ops.c's acc_fetch_copy_sized); 0 never
+     * (-1 as cma_bytes) */
+    long acc_fetch_copy_bytes;
+    /** the bytes of such a stream per slot */
+    unsigned long acc_stream_part;
     /** the largest MPI_REPLACE or MPI_NO_OP read a mailbox slot's area
      * carries: below acc_cma_bytes */
     size_t mbox_copy_bytes;

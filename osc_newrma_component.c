@@ -394,6 +394,52 @@ static void register_paths(void)
                   "osc_newrma_cma_cheap: 1024 where the copy is cheap, else 2048 "
                   "(default: -1)",
                   &component.acc_cma_bytes, -1);
+    register_ulong("acc_stream_bytes",
+                   "An MPI_Accumulate with a reduction (not MPI_REPLACE) of a contiguous range of "
+                   "at least this many bytes (up to osc_newrma_acc_stream_max_bytes) of elements "
+                   "stored as they travel, to a node-local "
+                   "peer whose memory is not in the window's shared segment (MPI_Win_create, "
+                   "attached regions), alone at its target, leaves its operands where they are: "
+                   "the target's mailbox slots carry where they lie, and the target's agent "
+                   "reads them by cross-memory copies (process_vm_readv, 128 KiB at a time) and "
+                   "reduces them into its window under its accumulate lock; complete when the "
+                   "call that issues it (the flush, unlock, fence or complete) returns.  One "
+                   "copy by the kernel, where the slot's area had the origin copy in and the "
+                   "agent reduce out one after the other (SUM + flush of 32 KiB 6.8 us so, 3.7 "
+                   "now; osc/pt2pt 5.0) and packets (above 32 KiB) UCX's copies twice.  A part "
+                   "(osc_newrma_acc_stream_part) the agent has not taken within 50 us (a target "
+                   "busy outside MPI) and the rest are read, reduced and written back by the "
+                   "origin under that lock; only where cross-memory copies work; 0 never "
+                   "(default: 8192)",
+                   &component.acc_stream_bytes, 8192);
+    register_ulong("acc_stream_max_bytes",
+                   "The largest such reduction (osc_newrma_acc_stream_bytes): larger ones go as "
+                   "packets, which have both processes copying (the origin into UCX's FIFO, the "
+                   "agent out of it while it reduces), where the agent alone reads and reduces "
+                   "a range its L2 cache does not hold (SUM + flush of 1 MiB 163 us as packets, "
+                   "117 so; of 2 MiB 255 and 285) (default: 1048576)",
+                   &component.acc_stream_max_bytes, 1048576);
+    register_long("acc_fetch_copy_bytes",
+                  "An MPI_Get_accumulate (not MPI_NO_OP) of a contiguous range of at least this "
+                  "many bytes of elements stored as they travel, to a node-local peer whose "
+                  "memory is not in the window's shared segment (MPI_Win_create, attached "
+                  "regions), alone at its target, is read, reduced and written back by the "
+                  "origin with cross-memory copies under the target's accumulate lock, as "
+                  "osc/rdma does by GET and PUT under its lock: one of up to 2 KiB by the MPI "
+                  "call itself when the window's last synchronization waited for its targets "
+                  "(a flush or unlock; after a fence or MPI_Win_complete the target's mailbox), "
+                  "larger ones when their flush, unlock, fence or complete issues them.  "
+                  "Through the mailbox the operands and the old values were copied twice each, "
+                  "one copy after the other (SUM + flush of 2 KiB 2.0-2.5 us so, 1.2 now; "
+                  "osc/rdma 1.5), as packets (above 32 KiB) through UCX's FIFO (128 KiB 39 us, "
+                  "18 now); 0 never; -1: 1024 where the copy is cheap (osc_newrma_cma_cheap), "
+                  "else 0 (default: -1)",
+                  &component.acc_fetch_copy_bytes, -1);
+    register_ulong("acc_stream_part",
+                   "Bytes of such a reduction (osc_newrma_acc_stream_bytes) per mailbox slot, "
+                   "rounded down to whole elements: the most one take-back leaves to the origin "
+                   "(default: 262144)",
+                   &component.acc_stream_part, 262144);
     register_ulong("batch_rndv_bytes",
                    "UCX path: an aggregated message of more than this many bytes goes by "
                    "rendezvous where the transport's receive segment cannot hold it (shared "
@@ -566,6 +612,9 @@ static void cma_choose(void)
     }
     if (component.cma_stream_bytes < 0) {
         component.cma_stream_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_STREAM_BYTES : 0;
+    }
+    if (component.acc_fetch_copy_bytes < 0) {
+        component.acc_fetch_copy_bytes = cheap ? OMPI_OSC_NEWRMA_CMA_CHEAP_BYTES : 0;
     }
     OSC_NEWRMA_VERBOSE(
         10, "cross-memory copies %s%s: from %ld bytes, MPI_REPLACE and MPI_NO_OP from %ld",

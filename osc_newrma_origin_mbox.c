@@ -56,6 +56,16 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
     }
 }
 
+bool ompi_osc_newrma_acc_streams(const ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
+                                 struct ompi_datatype_t *basic, size_t bytes)
+{
+    return OMPI_OSC_NEWRMA_OP_ACC == kind && module->mbox_ok && component.acc_stream_bytes > 0 &&
+           bytes >= component.acc_stream_bytes && bytes <= component.acc_stream_max_bytes &&
+           !ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op) &&
+           ompi_osc_newrma_acc_in_place(basic);
+}
+
 /* An accumulate of pairs with padding laid out as their type at the
  * target (ompi_osc_newrma_dtype_pair): the slot holds them packed,
  * and the target's agent applies len / size of them at the type's extent,
@@ -109,13 +119,22 @@ static void mbox_fill(const ompi_osc_newrma_module_t *module, int rank,
     char *data;
 
     slot->kind = (uint8_t) access->kind;
-    slot->len = (uint16_t) access->bytes;
+    slot->len =
+        (uint16_t) (access->by_ref ? sizeof(ompi_osc_newrma_shm_mbox_ref_t) : access->bytes);
     data = ompi_osc_newrma_shm_mbox_data(module, rank, slot);
     slot->acc_op = (uint16_t) (acc && NULL != access->acc_op ? access->acc_op->o_f_to_c_index : 0);
     slot->acc_dt = (uint16_t) (acc ? access->acc_basic->d_f_to_c_index : 0);
-    slot->fetch =
-        OMPI_OSC_NEWRMA_OP_GET == access->kind || ompi_osc_newrma_op_kind_fetches(access->kind);
-    if (NULL != access->operands) {
+    slot->flags =
+        OMPI_OSC_NEWRMA_OP_GET == access->kind || ompi_osc_newrma_op_kind_fetches(access->kind)
+            ? OMPI_OSC_NEWRMA_SHM_MBOX_FETCH
+            : 0;
+    if (access->by_ref) {
+        ompi_osc_newrma_shm_mbox_ref_t ref = {(uint64_t) (uintptr_t) access->operands,
+                                              access->bytes, module->my_rank};
+
+        slot->flags |= OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF;
+        memcpy(data, &ref, sizeof(ref));
+    } else if (NULL != access->operands) {
         ompi_osc_newrma_copy(data, access->operands, access->bytes);
     }
     if (OMPI_OSC_NEWRMA_OP_CAS == access->kind) {
@@ -138,7 +157,7 @@ static bool mbox_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t
     target->mbox_slot = slot;
     target->mbox_timed_ns = 0;
     module->mbox_pending++;
-    if (slot->fetch) {
+    if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) {
         /* complete with its answer; one that fetches nothing is complete
          * locally now (its operands are in the slot): MPI_Win_flush_local
          * does not wait for the target */
@@ -308,7 +327,7 @@ int ompi_osc_newrma_mbox_reap(ompi_osc_newrma_module_t *module)
     return reaped;
 }
 
-/* ---- a large MPI_REPLACE streamed through the slots ---- */
+/* ---- a large accumulate streamed through the slots ---- */
 
 /** A stream's posted slot and the part of the access it carries. */
 typedef struct {
@@ -350,8 +369,12 @@ static int mbox_chunk_end(ompi_osc_newrma_module_t *module, const mbox_chunk_t *
         ompi_osc_newrma_agent_turn(module);
     }
     status = c->slot->status;
+    /* operands by reference that the agent may not read (it changed
+     * nothing): the rest's way moves them */
+    *back_p =
+        (c->slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF) && OMPI_ERR_NOT_AVAILABLE == status;
     ompi_osc_newrma_shm_mbox_free(c->slot);
-    return status;
+    return *back_p ? OMPI_SUCCESS : status;
 }
 
 /* The end of the oldest of the @p n chunks in flight, which leave @p chunks
@@ -367,6 +390,9 @@ static int mbox_stream_retire(ompi_osc_newrma_module_t *module, mbox_chunk_t *ch
     *n -= 1;
     memmove(chunks, chunks + 1, sizeof(*chunks) * (size_t) *n);
     *back_p |= back;
+    if (back) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, STREAM_PARTS_BACK, 1);
+    }
     return OMPI_SUCCESS == ret && back ? rest(arg, c.offset, c.len) : ret;
 }
 
@@ -394,7 +420,7 @@ static bool mbox_stream_post(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
 }
 
 int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                const ompi_osc_newrma_mbox_access_t *access,
+                                const ompi_osc_newrma_mbox_access_t *access, size_t part,
                                 ompi_osc_newrma_mbox_rest_fn_t rest, void *arg)
 {
     mbox_chunk_t chunks[OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS];
@@ -408,7 +434,10 @@ int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     /* whole elements per slot: an element split between two slots would be
      * written in two steps, another origin's write between them */
     ompi_datatype_type_size(access->acc_basic, &size);
-    chunk = OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES / size * size;
+    chunk = access->by_ref || part < OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES
+                ? part
+                : OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES;
+    chunk = chunk < size ? size : chunk / size * size;
     while (OMPI_SUCCESS == ret && !back && offset < access->bytes) {
         if (n < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS &&
             mbox_stream_post(module, target, access, offset, chunk, &chunks[n])) {
@@ -428,7 +457,10 @@ int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrm
     }
     ompi_osc_newrma_stat_op(&module->stats, access->kind, OMPI_OSC_NEWRMA_STAT_OPS_MAILBOX,
                             access->bytes);
-    OSC_NEWRMA_VERBOSE(30, "MPI_REPLACE of %zu bytes to rank %d through its mailbox%s",
+    if (access->by_ref) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, REDUCED_BY_REF, 1);
+    }
+    OSC_NEWRMA_VERBOSE(30, "accumulate of %zu bytes to rank %d streamed through its mailbox%s",
                        access->bytes, target->rank, back ? ", stopped" : "");
     return OMPI_SUCCESS == ret && offset < access->bytes ? rest(arg, offset, access->bytes - offset)
                                                          : ret;

@@ -46,6 +46,10 @@ typedef struct {
     struct ompi_datatype_t *acc_basic;
     /** a fetching op: where its answer goes (contiguous, @p bytes) */
     char *dest;
+    /** the slot carries where @p operands lie, not them: the target's agent
+     * reads them by cross-memory copies (OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF);
+     * they stay untouched until its answer */
+    bool by_ref;
 } ompi_osc_newrma_mbox_access_t;
 
 /**
@@ -60,6 +64,18 @@ typedef struct {
  */
 bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
                                size_t bytes);
+
+/**
+ * A reduction (MPI_Accumulate, not MPI_REPLACE) of @p bytes of elements of
+ * @p basic stored as they travel, whose operands a node-local target's
+ * agent reads from the origin when it is alone at its target (from
+ * osc_newrma_acc_stream_bytes up to osc_newrma_acc_stream_max_bytes, ops.c's
+ * acc_reduce_stream): the call leaves it to its op element, whose issue
+ * streams it.
+ */
+bool ompi_osc_newrma_acc_streams(const ompi_osc_newrma_module_t *module,
+                                 ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
+                                 struct ompi_datatype_t *basic, size_t bytes);
 
 /**
  * The op of mine in @p target's mailbox slot only reads the target (a
@@ -109,9 +125,10 @@ bool ompi_osc_newrma_mbox_issue_timed(ompi_osc_newrma_module_t *module,
 typedef int (*ompi_osc_newrma_mbox_rest_fn_t)(void *arg, size_t offset, size_t len);
 
 /**
- * Origin: an MPI_REPLACE @p access larger than a slot's area to a target
- * with nothing of mine before it (window lock held), through @p target's
- * mailbox, an area's worth of whole elements per slot: the target's agent
+ * Origin: an accumulate @p access (an MPI_REPLACE larger than a slot's
+ * area, a reduction of acc_stream_bytes) to a target with nothing of mine
+ * before it (window lock held), through @p target's mailbox, @p part
+ * bytes (at most an area's) of whole elements per slot: the target's agent
  * applies one slot under its accumulate lock while this process fills the
  * other.  Two copies, each by one process at memory speed, in place of one
  * cross-memory copy that walks the target's pages (a 512 KiB MPI_REPLACE
@@ -121,7 +138,7 @@ typedef int (*ompi_osc_newrma_mbox_rest_fn_t)(void *arg, size_t offset, size_t l
  * @return OMPI_ERR_NOT_AVAILABLE when no slot was free (nothing moved).
  */
 int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                                const ompi_osc_newrma_mbox_access_t *access,
+                                const ompi_osc_newrma_mbox_access_t *access, size_t part,
                                 ompi_osc_newrma_mbox_rest_fn_t rest, void *arg);
 
 /** Origin: take the answer of @p target's slot if it has come (window lock

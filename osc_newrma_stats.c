@@ -71,6 +71,16 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                            "the cross-memory copy of the MPI call itself, "
                                            "without an operation element (counted in ops_rdma "
                                            "too)"},
+    [OMPI_OSC_NEWRMA_STAT_REDUCED_BY_REF] = {"reduced_by_ref",
+                                             "MPI_Accumulate reductions to a node-local target "
+                                             "whose operands its agent read from the origin by "
+                                             "cross-memory copies (osc_newrma_acc_stream_bytes; "
+                                             "counted at the origin, in ops_mailbox too)"},
+    [OMPI_OSC_NEWRMA_STAT_STREAM_PARTS_BACK] = {"stream_parts_back",
+                                                "Parts of an accumulate streamed through a "
+                                                "node-local target's mailbox that the origin "
+                                                "moved itself, the target's agent having left "
+                                                "them for 50 us (or unable to read them)"},
     [OMPI_OSC_NEWRMA_STAT_READS_AGAIN] = {"reads_again",
                                           "MPI_NO_OP reads without the target's accumulate "
                                           "lock during which an accumulate took that lock, "

@@ -20,6 +20,7 @@
 #include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_target_acc.h"
+#include "osc_newrma_transport_shm.h"
 #include "osc_newrma_transport_ucx.h"
 
 /* ---- target side ---- */
@@ -85,8 +86,9 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
         if (NULL != op && MPI_OP_NULL != op &&
             ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic, target,
                                        ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
-                                       slot->fetch ? result : NULL, slot->len,
-                                       &module->my_lock->acc_lock)) {
+                                       (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) ? result
+                                                                                      : NULL,
+                                       slot->len, &module->my_lock->acc_lock)) {
             return OMPI_SUCCESS;
         }
     }
@@ -95,8 +97,78 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
     hdr.acc_dt = slot->acc_dt;
     hdr.addr = slot->addr;
     hdr.len = slot->len;
-    hdr.flags = slot->fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    hdr.flags = (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
     return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
+}
+
+/* Bytes of a by-reference slot's operands read and reduced at a time, in
+ * a buffer the L2 cache holds: each block costs a system call.  SUM + flush
+ * of 128 KiB took 18.3 us in blocks of 8 KiB, 12.6 of 16, 10.9 of 64, 9.7
+ * of 128; 2 MiB 470, 352, 311 and 275. */
+#define ACC_REF_BLOCK ((size_t) 131072)
+
+/* One block of a by-reference slot (its operands at @p ops): the plain
+ * rule's loop, else the full way (as ompi_osc_newrma_acc_apply_mbox). */
+static int acc_apply_ref_block(ompi_osc_newrma_module_t *module,
+                               const ompi_osc_newrma_shm_mbox_t *slot, ompi_op_t *op,
+                               ompi_datatype_t *basic, uint64_t addr, const char *ops, size_t len)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    if (ompi_osc_newrma_acc_plain(module) &&
+        ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
+                                   (char *) (uintptr_t) addr, ops, NULL, len,
+                                   &module->my_lock->acc_lock)) {
+        return OMPI_SUCCESS;
+    }
+    hdr.kind = slot->kind;
+    hdr.acc_op = slot->acc_op;
+    hdr.acc_dt = slot->acc_dt;
+    hdr.addr = addr;
+    hdr.len = len;
+    return ompi_osc_newrma_acc_apply_single(module, &hdr, ops, NULL);
+}
+
+int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_shm_mbox_t *slot, const char *data)
+{
+    ompi_osc_newrma_shm_mbox_ref_t ref;
+    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    ompi_osc_newrma_peer_t *origin;
+    size_t size = 0, block;
+    char *ops;
+    int ret = OMPI_SUCCESS;
+
+    memcpy(&ref, data, sizeof(ref));
+    if (NULL == basic || MPI_DATATYPE_NULL == basic || NULL == op || MPI_OP_NULL == op) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ompi_datatype_type_size(basic, &size);
+    if (0 == size) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    origin = ompi_osc_newrma_shm_cma_peer(module, ref.rank);
+    if (NULL == origin) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    block = ref.len < ACC_REF_BLOCK ? ref.len : ACC_REF_BLOCK / size * size;
+    ops = malloc(block);
+    if (NULL == ops) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (size_t at = 0; OMPI_SUCCESS == ret && at < ref.len; at += block) {
+        size_t len = ref.len - at < block ? ref.len - at : block;
+
+        ret = ompi_osc_newrma_shm_cma(origin->cma_pid, false, ops, ref.addr + at, len);
+        if (OMPI_SUCCESS == ret) {
+            ret = acc_apply_ref_block(module, slot, op, basic, slot->addr + at, ops, len);
+        } else if (at > 0) {
+            ret = OMPI_ERROR; /* half applied: a refusal now is a failure */
+        }
+    }
+    free(ops);
+    return ret;
 }
 
 /* A fetching accumulate's old values, which its origin asked for by

@@ -31,6 +31,15 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
                                    struct ompi_osc_newrma_shm_mbox_t *slot, char *data);
 
+/** Target side: as ompi_osc_newrma_acc_apply_mbox, for a slot whose
+ * operands stay at its origin (OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF, @p data the
+ * ompi_osc_newrma_shm_mbox_ref_t): read by cross-memory copies a block at a
+ * time and reduced into the window while the block is in the L2 cache.
+ * @return its status; OMPI_ERR_NOT_AVAILABLE, having changed nothing, when
+ * the origin's process cannot be read (the origin applies it itself). */
+int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
+                                       struct ompi_osc_newrma_shm_mbox_t *slot, const char *data);
+
 /** Register the ACC packet handler with the packet layer
  * (component init). */
 void ompi_osc_newrma_acc_register_handlers(void);

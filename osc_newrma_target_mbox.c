@@ -30,6 +30,9 @@ int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma
         return OMPI_ERROR;
     }
     data = ompi_osc_newrma_shm_mbox_data(module, module->my_rank, slot);
+    if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF) {
+        return ompi_osc_newrma_acc_apply_mbox_ref(module, slot, data);
+    }
     switch (slot->kind) {
         case OMPI_OSC_NEWRMA_OP_PUT:
             ompi_osc_newrma_copy(mem, data, slot->len);

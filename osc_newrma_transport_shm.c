@@ -26,6 +26,7 @@
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_base_pick.h"
 #include "osc_newrma_transport_shm.h"
+#include "osc_newrma_transport_ucx.h"
 
 #define component mca_osc_newrma_component
 
@@ -994,6 +995,31 @@ int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remot
         len -= (size_t) done;
     }
     return OMPI_SUCCESS;
+}
+
+ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
+
+    if (NULL == peer) {
+        return NULL;
+    }
+    if (0 == peer->cma_pid) {
+        peer->cma_pid = ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, rank));
+    }
+    return peer->cma_pid > 0 ? peer : NULL;
+}
+
+bool ompi_osc_newrma_shm_cma_works(int32_t pid, uint64_t remote)
+{
+    static volatile bool proven = false;
+    char byte;
+
+    if (!proven && shm_cma_allowed &&
+        OMPI_SUCCESS == ompi_osc_newrma_shm_cma(pid, false, &byte, remote, 1)) {
+        proven = true;
+    }
+    return proven && shm_cma_allowed;
 }
 
 #define CMA_PROBE_BYTES  32768

@@ -139,6 +139,23 @@ typedef struct {
     char pad[56];
 } ompi_osc_newrma_shm_rank_t;
 
+/** A slot's flags: the op fetches (the agent stores the old values after
+ * the operands) */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_FETCH 0x1
+/** the operands stay at the origin: the slot's data is an
+ * ompi_osc_newrma_shm_mbox_ref_t, the agent reads them by cross-memory
+ * copies (a reduction of osc_newrma_acc_stream_bytes) */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF 0x2
+
+/** Where a slot's operands lie at its origin (OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF). */
+typedef struct {
+    /** their address in the origin's memory, and their bytes */
+    uint64_t addr;
+    uint64_t len;
+    /** the origin's rank in the window */
+    int32_t rank;
+} ompi_osc_newrma_shm_mbox_ref_t;
+
 /** One mailbox slot: two cache lines, owned by its target's block. */
 typedef struct ompi_osc_newrma_shm_mbox_t {
     volatile int32_t state;
@@ -146,7 +163,8 @@ typedef struct ompi_osc_newrma_shm_mbox_t {
     int32_t status;
     /** the op: kind, reduction and element type as in an ACC packet */
     uint8_t kind;
-    uint8_t fetch;
+    /** OMPI_OSC_NEWRMA_SHM_MBOX_FETCH, OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF */
+    uint8_t flags;
     uint16_t acc_op;
     uint16_t acc_dt;
     uint16_t len;
@@ -375,6 +393,21 @@ bool ompi_osc_newrma_shm_mbox_applied(ompi_osc_newrma_module_t *module);
  *         copy failed (the peer is gone, or the range is not mapped).
  */
 int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remote, size_t len);
+
+/** @p rank's peer entry when a cross-memory copy can reach its process (on
+ * this node, its pid looked up once into the entry's cma_pid), else NULL. */
+struct ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *module,
+                                                            int rank);
+
+/**
+ * Whether a cross-memory copy with process @p pid on this node can work:
+ * once one has read a byte at its address @p remote (one system call per
+ * process), true from then on, as the kernel's policy is the same for
+ * every process of the job; false from the first refusal.  For a way that
+ * must not find out half done (a reduction streamed through the mailbox
+ * whose rest is the copy).
+ */
+bool ompi_osc_newrma_shm_cma_works(int32_t pid, uint64_t remote);
 
 /**
  * Whether this kernel's cross-memory copy costs little more than a memcpy

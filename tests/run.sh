@@ -82,6 +82,7 @@ variant_args() {
         fencea2a) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_packet_ranks 0" ;;
         nocheck) echo "--mca mpi_param_check 0" ;;
         opal0) echo "--mca osc_newrma_wait_opal_every 0" ;;
+        byref) echo "--mca osc_newrma_acc_stream_bytes 8 --mca osc_newrma_acc_fetch_copy_bytes 8" ;;
         opal1tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 1" ;;
         opal64tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 64" ;;
         mt) echo "-x MTEST_THREAD_MULTIPLE=1" ;;

@@ -591,6 +591,12 @@ int main(int argc, char **argv)
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "131072", 0);
     setenv("OMPI_MCA_osc_newrma_cma_small_bytes", "0", 0);
     setenv("OMPI_MCA_osc_newrma_acc_cma_bytes", "2048", 0);
+    /* reductions of 8 KiB or more would be read from the origin by the
+     * target (acc_by_ref), fetching ones from 1 KiB read, reduced and
+     * written back by the origin (acc_fetch_copy): here they fill the
+     * slot's area */
+    setenv("OMPI_MCA_osc_newrma_acc_stream_bytes", "0", 0);
+    setenv("OMPI_MCA_osc_newrma_acc_fetch_copy_bytes", "0", 0);
     if (0 == strncmp(mode, "fail", 4) && NULL != rank_env && 0 == strcmp(rank_env, "1")) {
         setenv("OMPI_MCA_osc_newrma_test_fail_packet", "1", 1);
     }
