@@ -12,7 +12,10 @@
  * blocks, ITERS times, by MPI_Accumulate into a contiguous block and into
  * every other element of another (a vector layout), and by
  * MPI_Get_accumulate into a third; every element must end at the total
- * modulo 2^8 or 2^16.
+ * modulo 2^8 or 2^16.  With a COUNT of 8192 (blocks of 16 KiB) on a window
+ * of user memory the reductions take the node-local ways of 8 KiB and
+ * more: operands read by the target's agent, fetching ones read, reduced
+ * and written back by the origin (*Reductions read where they lie*).
  *
  * usage: acc_wrap FLAVOR SYNC [ITERS] [COUNT]   (SYNC: fence | lock | lockall | pscw)
  */
