@@ -186,7 +186,7 @@ struct ompi_osc_newrma_component_t {
      * (cma_at_call); 0 none (-1 as cma_bytes) */
     long cma_stream_bytes;
     /** node-local reductions (MPI_Accumulate) from this size stream
-     * through the target's mailbox slots (ompi_osc_newrma_acc_streams);
+     * through the target's mailbox slots (ops.c's acc_stream_sized);
      * 0 never */
     unsigned long acc_stream_bytes;
     /** ... up to this size */

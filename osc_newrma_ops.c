@@ -1173,8 +1173,22 @@ static int acc_rest_reduce(void *arg, size_t offset, size_t len)
     return OMPI_ERR_NOT_AVAILABLE == ret ? OMPI_ERROR : ret;
 }
 
+/* A reduction (MPI_Accumulate, not MPI_REPLACE) of @p bytes of elements of
+ * @p basic stored as they travel that acc_reduce_stream takes when it is
+ * alone at its target: the call leaves it to its op element, whose issue
+ * streams it. */
+static inline bool acc_stream_sized(const ompi_osc_newrma_module_t *module,
+                                    ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
+                                    struct ompi_datatype_t *basic, size_t bytes)
+{
+    return OMPI_OSC_NEWRMA_OP_ACC == kind && module->mbox_ok && component.acc_stream_bytes > 0 &&
+           bytes >= component.acc_stream_bytes && bytes <= component.acc_stream_max_bytes &&
+           !ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op) &&
+           ompi_osc_newrma_acc_in_place(basic);
+}
+
 /* A reduction (MPI_Accumulate, not MPI_REPLACE) of acc_stream_bytes up to
- * acc_stream_max_bytes (ompi_osc_newrma_acc_streams) to a node-local peer
+ * acc_stream_max_bytes (acc_stream_sized) to a node-local peer
  * whose memory is the user's, acc_alone: its operands stay here, the
  * target's two mailbox slots carry where they lie, acc_stream_part bytes
  * each, and the target's agent reads them by cross-memory copies and
@@ -1199,7 +1213,7 @@ static int acc_reduce_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     acc_rest_t rest;
     ptrdiff_t toff;
 
-    if (!ompi_osc_newrma_acc_streams(module, op->kind, op->acc_op, op->acc_basic, op->bytes) ||
+    if (!acc_stream_sized(module, op->kind, op->acc_op, op->acc_basic, op->bytes) ||
         NULL == (peer = acc_copy_peer(module, target, op, &toff))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -1828,6 +1842,19 @@ static bool at_call_target(ompi_osc_newrma_module_t *module, const rma_args_t *a
     return rma_target_open(module, mem, *t_p);
 }
 
+/* Whether an accumulate the call copies itself (rma_acc_copy_at_call,
+ * rma_fetch_copy_at_call) may go to @p a's target now: no target element
+ * (a cma_bare target), or one that is open with no op queued and nothing
+ * the copy could overtake (copy_at_call_clear). */
+static bool acc_at_call_open(ompi_osc_newrma_module_t *module, const rma_args_t *a,
+                             rma_target_mem_t *mem)
+{
+    ompi_osc_newrma_target_t *t;
+
+    return at_call_target(module, a, mem, true, &t) &&
+           (NULL == t || (opal_list_is_empty(&t->ops) && copy_at_call_clear(t, true)));
+}
+
 /* A fetching reduction of acc_fetch_copy_bytes up to 2 KiB
  * (acc_fetch_copy_sized) with contiguous buffers, when the window's last
  * synchronization waited for its targets (last_sync_waits): read, reduced
@@ -1840,19 +1867,17 @@ static bool rma_fetch_copy_at_call(ompi_osc_newrma_module_t *module, const rma_a
 {
     char window[OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES] __attribute__((aligned(64)));
     ompi_osc_newrma_peer_t *peer;
-    ompi_osc_newrma_target_t *t;
     ptrdiff_t toff, ooff, roff;
 
-    if (bytes > sizeof(window) || NULL != a->request ||
-        OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
-        !acc_fetch_copy_sized(module, a->kind, a->op, a->basic, bytes) ||
+    /* the kind first: every PUT and GET of the call comes by */
+    if (!acc_fetch_copy_sized(module, a->kind, a->op, a->basic, bytes) || bytes > sizeof(window) ||
+        NULL != a->request || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         !last_sync_waits(module, false) || !ompi_osc_newrma_acc_plain(module) ||
         NULL == (peer = ompi_osc_newrma_shm_cma_peer(module, a->target)) || NULL == peer->lock ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff) ||
         !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &roff) ||
-        !at_call_target(module, a, mem, true, &t) ||
-        (NULL != t && (!opal_list_is_empty(&t->ops) || !copy_at_call_clear(t, true)))) {
+        !acc_at_call_open(module, a, mem)) {
         return false;
     }
     *ret = acc_reduce_locked(peer, a->op, a->basic, (const char *) a->origin_addr + ooff,
@@ -1883,7 +1908,6 @@ static bool rma_acc_copy_at_call(ompi_osc_newrma_module_t *module, const rma_arg
 {
     bool write = OMPI_OSC_NEWRMA_OP_ACC == a->kind;
     ompi_osc_newrma_peer_t *peer;
-    ompi_osc_newrma_target_t *t;
     ptrdiff_t toff, boff;
     char *local;
 
@@ -1896,8 +1920,7 @@ static bool rma_acc_copy_at_call(ompi_osc_newrma_module_t *module, const rma_arg
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !(write ? ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &boff)
                 : ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &boff)) ||
-        !at_call_target(module, a, mem, true, &t) ||
-        (NULL != t && (!opal_list_is_empty(&t->ops) || !copy_at_call_clear(t, true)))) {
+        !acc_at_call_open(module, a, mem)) {
         return false;
     }
     local = (char *) (write ? a->origin_addr : a->result_addr) + boff;
@@ -1995,7 +2018,7 @@ static bool rma_mbox_at_call(ompi_osc_newrma_module_t *module, const rma_args_t 
 
     if (!module->mbox_ok || NULL != a->request ||
         !ompi_osc_newrma_mbox_fits(a->kind, a->op, bytes) ||
-        ompi_osc_newrma_acc_streams(module, a->kind, a->op, a->basic, bytes) ||
+        acc_stream_sized(module, a->kind, a->op, a->basic, bytes) ||
         (bytes > OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES &&
          acc_fetch_copy_sized(module, a->kind, a->op, a->basic, bytes))) {
         return false;

@@ -56,16 +56,6 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
     }
 }
 
-bool ompi_osc_newrma_acc_streams(const ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
-                                 struct ompi_datatype_t *basic, size_t bytes)
-{
-    return OMPI_OSC_NEWRMA_OP_ACC == kind && module->mbox_ok && component.acc_stream_bytes > 0 &&
-           bytes >= component.acc_stream_bytes && bytes <= component.acc_stream_max_bytes &&
-           !ompi_osc_newrma_acc_is_replace(acc_op) && !ompi_osc_newrma_acc_is_no_op(acc_op) &&
-           ompi_osc_newrma_acc_in_place(basic);
-}
-
 /* An accumulate of pairs with padding laid out as their type at the
  * target (ompi_osc_newrma_dtype_pair): the slot holds them packed,
  * and the target's agent applies len / size of them at the type's extent,

@@ -66,18 +66,6 @@ bool ompi_osc_newrma_mbox_fits(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t 
                                size_t bytes);
 
 /**
- * A reduction (MPI_Accumulate, not MPI_REPLACE) of @p bytes of elements of
- * @p basic stored as they travel, whose operands a node-local target's
- * agent reads from the origin when it is alone at its target (from
- * osc_newrma_acc_stream_bytes up to osc_newrma_acc_stream_max_bytes, ops.c's
- * acc_reduce_stream): the call leaves it to its op element, whose issue
- * streams it.
- */
-bool ompi_osc_newrma_acc_streams(const ompi_osc_newrma_module_t *module,
-                                 ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *acc_op,
-                                 struct ompi_datatype_t *basic, size_t bytes);
-
-/**
  * The op of mine in @p target's mailbox slot only reads the target (a
  * GET): a later read may pass it.  False when the slot is free.
  */

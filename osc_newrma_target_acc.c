@@ -65,60 +65,24 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
-int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
-                                   struct ompi_osc_newrma_shm_mbox_t *slot, char *data)
+/* A slot's accumulate of @p len bytes at @p addr, its operands at @p data
+ * (the old values to @p result when the slot fetches): the plain rule's
+ * common case without the datatype walk (about 600 instructions of a
+ * one-element FETCH_AND_OP's 700 went there), else the full way. */
+static int acc_apply_slot(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_shm_mbox_t *slot,
+                          ompi_datatype_t *basic, uint64_t addr, const char *data, size_t len,
+                          char *result)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
-    char *result = ompi_osc_newrma_shm_mbox_result(data, slot);
+    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    bool fetch = slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH;
 
-    /* the plain rule's common case without the datatype walk: about 600
-     * instructions of a one-element FETCH_AND_OP's 700 went there */
-    if (ompi_osc_newrma_acc_plain(module) && NULL != basic && MPI_DATATYPE_NULL != basic) {
-        ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
-        char *target = (char *) (uintptr_t) slot->addr;
-
-        if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind &&
-            ompi_osc_newrma_acc_cas_contig(basic, target, data, data + slot->len, result,
-                                           &module->my_lock->acc_lock)) {
-            return OMPI_SUCCESS;
-        }
-        if (NULL != op && MPI_OP_NULL != op &&
-            ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic, target,
-                                       ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
-                                       (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) ? result
-                                                                                      : NULL,
-                                       slot->len, &module->my_lock->acc_lock)) {
-            return OMPI_SUCCESS;
-        }
-    }
-    hdr.kind = slot->kind;
-    hdr.acc_op = slot->acc_op;
-    hdr.acc_dt = slot->acc_dt;
-    hdr.addr = slot->addr;
-    hdr.len = slot->len;
-    hdr.flags = (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
-    return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
-}
-
-/* Bytes of a by-reference slot's operands read and reduced at a time, in
- * a buffer the L2 cache holds: each block costs a system call.  SUM + flush
- * of 128 KiB took 18.3 us in blocks of 8 KiB, 12.6 of 16, 10.9 of 64, 9.7
- * of 128; 2 MiB 470, 352, 311 and 275. */
-#define ACC_REF_BLOCK ((size_t) 131072)
-
-/* One block of a by-reference slot (its operands at @p ops): the plain
- * rule's loop, else the full way (as ompi_osc_newrma_acc_apply_mbox). */
-static int acc_apply_ref_block(ompi_osc_newrma_module_t *module,
-                               const ompi_osc_newrma_shm_mbox_t *slot, ompi_op_t *op,
-                               ompi_datatype_t *basic, uint64_t addr, const char *ops, size_t len)
-{
-    ompi_osc_newrma_pkt_hdr_t hdr = {0};
-
-    if (ompi_osc_newrma_acc_plain(module) &&
+    if (ompi_osc_newrma_acc_plain(module) && NULL != basic && MPI_DATATYPE_NULL != basic &&
+        NULL != op && MPI_OP_NULL != op &&
         ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
-                                   (char *) (uintptr_t) addr, ops, NULL, len,
-                                   &module->my_lock->acc_lock)) {
+                                   (char *) (uintptr_t) addr,
+                                   ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
+                                   fetch ? result : NULL, len, &module->my_lock->acc_lock)) {
         return OMPI_SUCCESS;
     }
     hdr.kind = slot->kind;
@@ -126,8 +90,30 @@ static int acc_apply_ref_block(ompi_osc_newrma_module_t *module,
     hdr.acc_dt = slot->acc_dt;
     hdr.addr = addr;
     hdr.len = len;
-    return ompi_osc_newrma_acc_apply_single(module, &hdr, ops, NULL);
+    hdr.flags = fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
 }
+
+int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
+                                   struct ompi_osc_newrma_shm_mbox_t *slot, char *data)
+{
+    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+    char *result = ompi_osc_newrma_shm_mbox_result(data, slot);
+
+    if (OMPI_OSC_NEWRMA_OP_CAS == slot->kind && ompi_osc_newrma_acc_plain(module) &&
+        NULL != basic && MPI_DATATYPE_NULL != basic &&
+        ompi_osc_newrma_acc_cas_contig(basic, (char *) (uintptr_t) slot->addr, data,
+                                       data + slot->len, result, &module->my_lock->acc_lock)) {
+        return OMPI_SUCCESS;
+    }
+    return acc_apply_slot(module, slot, basic, slot->addr, data, slot->len, result);
+}
+
+/* Bytes of a by-reference slot's operands read and reduced at a time, in
+ * a buffer the L2 cache holds: each block costs a system call.  SUM + flush
+ * of 128 KiB took 18.3 us in blocks of 8 KiB, 12.6 of 16, 10.9 of 64, 9.7
+ * of 128; 2 MiB 470, 352, 311 and 275. */
+#define ACC_REF_BLOCK ((size_t) 131072)
 
 int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
                                        ompi_osc_newrma_shm_mbox_t *slot, const char *data)
@@ -162,7 +148,7 @@ int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
 
         ret = ompi_osc_newrma_shm_cma(origin->cma_pid, false, ops, ref.addr + at, len);
         if (OMPI_SUCCESS == ret) {
-            ret = acc_apply_ref_block(module, slot, op, basic, slot->addr + at, ops, len);
+            ret = acc_apply_slot(module, slot, basic, slot->addr + at, ops, len, NULL);
         } else if (at > 0) {
             ret = OMPI_ERROR; /* half applied: a refusal now is a failure */
         }
