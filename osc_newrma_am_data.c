@@ -298,6 +298,20 @@ static size_t pkt_put_chunk(const ompi_osc_newrma_module_t *module, size_t desc_
     return room >= max / 2 ? room : OMPI_OSC_NEWRMA_PKT_PUT_CHUNK;
 }
 
+/* One described PUT packet (@p hdr, its description @p desc, @p hdr->len
+ * bytes of @p data) into @p target's aggregated message, counted. */
+static int pkt_put_described_add(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                                 ompi_osc_newrma_pkt_hdr_t *hdr, const void *desc, const void *data)
+{
+    int ret =
+        ompi_osc_newrma_pkt_batch_add(module, target, hdr, desc, hdr->desc_len, data, hdr->len);
+
+    if (OMPI_SUCCESS == ret) {
+        target->am_sent++;
+    }
+    return ret;
+}
+
 bool ompi_osc_newrma_pkt_target_emulated(ompi_osc_newrma_module_t *module,
                                          const ompi_osc_newrma_target_t *target)
 {
@@ -345,13 +359,34 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
                                               stream + offset, len, true);
             continue;
         }
-        ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, stream + offset,
-                                            len);
-        if (OMPI_SUCCESS == ret) {
-            target->am_sent++;
-        }
+        ret = pkt_put_described_add(module, target, &hdr, desc, stream + offset);
     }
     return ret;
+}
+
+bool ompi_osc_newrma_pkt_put_described(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_target_t *target, struct ompi_datatype_t *dt,
+                                       int count, const void *data, size_t len, uint64_t taddr,
+                                       int *ret_p)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    size_t desc_len = ompi_datatype_pack_description_length(dt);
+    const void *desc;
+
+    if (len > pkt_put_chunk(module, desc_len) ||
+        ompi_osc_newrma_pkt_message_rndv(false, desc_len + len)) {
+        return false;
+    }
+    *ret_p = ompi_datatype_get_pack_description(dt, &desc);
+    if (OMPI_SUCCESS == *ret_p) {
+        hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
+        hdr.addr = taddr;
+        hdr.count = (uint32_t) count;
+        hdr.desc_len = (uint32_t) desc_len;
+        hdr.len = len;
+        *ret_p = pkt_put_described_add(module, target, &hdr, desc, data);
+    }
+    return true;
 }
 
 int ompi_osc_newrma_pkt_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -585,14 +620,97 @@ void ompi_osc_newrma_pkt_pending_dones_drop(ompi_osc_newrma_module_t *module)
     }
 }
 
+/* ---- Target layouts from their descriptions ---- */
+
+/* Layouts made from descriptions, kept for the next packet with the same
+ * description from the same process: a strided PUT of 128 bytes (sixteen
+ * 8-byte blocks) as packets spent a third of its target's time making and
+ * freeing its datatype (malloc, opal_datatype_add, commit, free).  Only the
+ * packet handlers use it, one thread at a time (the agent's turn,
+ * progress_busy).  A handful of entries, replaced in turn: a program
+ * touches few layouts at a time, and a description is a few dozen bytes. */
+#define PKT_LAYOUTS         8
+#define PKT_LAYOUT_DESC_MAX 1024
+
+typedef struct {
+    struct ompi_datatype_t *dt; /* one reference of the cache's */
+    struct ompi_proc_t *proc;   /* the sender: a description is read in its terms */
+    size_t len;
+    char *desc;
+} pkt_layout_t;
+
+static pkt_layout_t pkt_layouts[PKT_LAYOUTS];
+static unsigned pkt_layout_next;
+
+static void pkt_layout_clear(pkt_layout_t *l)
+{
+    ompi_osc_newrma_dtype_release(l->dt);
+    free(l->desc);
+    memset(l, 0, sizeof(*l));
+}
+
+static struct ompi_datatype_t *pkt_layout_find(const char *desc, size_t len,
+                                               struct ompi_proc_t *proc)
+{
+    for (int i = 0; i < PKT_LAYOUTS; ++i) {
+        pkt_layout_t *l = &pkt_layouts[i];
+        if (NULL != l->dt && l->len == len && l->proc == proc && 0 == memcmp(l->desc, desc, len)) {
+            OBJ_RETAIN(l->dt);
+            return l->dt;
+        }
+    }
+    return NULL;
+}
+
+/* Keep derived @p dt for @p desc (a predefined one costs nothing to make);
+ * without memory for the copy it is simply not kept. */
+static void pkt_layout_keep(struct ompi_datatype_t *dt, const char *desc, size_t len,
+                            struct ompi_proc_t *proc)
+{
+    pkt_layout_t *l = &pkt_layouts[pkt_layout_next];
+    char *copy;
+
+    if (ompi_datatype_is_predefined(dt) || len > PKT_LAYOUT_DESC_MAX ||
+        NULL == (copy = malloc(len))) {
+        return;
+    }
+    pkt_layout_next = (pkt_layout_next + 1) % PKT_LAYOUTS;
+    pkt_layout_clear(l);
+    memcpy(copy, desc, len);
+    OBJ_RETAIN(dt);
+    *l = (pkt_layout_t){dt, proc, len, copy};
+}
+
+static void pkt_layouts_fini(void)
+{
+    for (int i = 0; i < PKT_LAYOUTS; ++i) {
+        pkt_layout_clear(&pkt_layouts[i]);
+    }
+    pkt_layout_next = 0;
+}
+
 struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *module,
                                                      const ompi_osc_newrma_pkt_t *pkt)
 {
     /* a rendezvous not landed yet: its description came as the prefix */
-    void *desc = NULL != pkt->payload ? (void *) pkt->payload : (void *) pkt->prefix;
+    bool landed = NULL != pkt->payload;
+    const char *desc = landed ? pkt->payload : pkt->prefix;
+    size_t len = pkt->hdr.desc_len;
+    struct ompi_proc_t *proc = ompi_comm_peer_lookup(module->comm, pkt->hdr.src);
+    struct ompi_datatype_t *dt;
+    void *at = (void *) desc;
 
-    return ompi_datatype_create_from_packed_description(
-        &desc, ompi_comm_peer_lookup(module->comm, pkt->hdr.src));
+    if (0 == len || len > (landed ? pkt->payload_len : pkt->prefix_len)) {
+        return NULL; /* the description cannot lie beyond what came */
+    }
+    dt = pkt_layout_find(desc, len, proc);
+    if (NULL == dt) {
+        dt = ompi_datatype_create_from_packed_description(&at, proc);
+        if (NULL != dt) {
+            pkt_layout_keep(dt, desc, len, proc);
+        }
+    }
+    return dt;
 }
 
 static int pkt_unpack_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
@@ -961,6 +1079,7 @@ int ompi_osc_newrma_pkt_data_init(void)
 
 void ompi_osc_newrma_pkt_data_fini(void)
 {
+    pkt_layouts_fini();
     if (pkt_done_free_list_ready) {
         OBJ_DESTRUCT(&pkt_done_free_list);
         pkt_done_free_list_ready = false;

@@ -34,6 +34,19 @@ int ompi_osc_newrma_pkt_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ta
                             ompi_osc_newrma_op_t *op, const char *stream);
 
 /**
+ * A PUT of @p len bytes at @p data (packed in target datatype order) to
+ * @p count elements of @p dt at @p taddr, from the call: one described PUT
+ * packet in @p target's aggregated message, as ompi_osc_newrma_pkt_put
+ * sends an op element of that size, when it is one (the description and
+ * the data within a chunk, not by rendezvous).  @return false when it is
+ * not, nothing done; else true, *@p ret_p its status (window lock held).
+ */
+bool ompi_osc_newrma_pkt_put_described(ompi_osc_newrma_module_t *module,
+                                       ompi_osc_newrma_target_t *target, struct ompi_datatype_t *dt,
+                                       int count, const void *data, size_t len, uint64_t taddr,
+                                       int *ret_p);
+
+/**
  * Send a PUT of @p len contiguous bytes at @p data to [taddr, taddr+len) of
  * @p target as a packet, aggregated with the target's other packets
  * (ompi_osc_newrma_pkt_batch_flush).  The data is copied: the origin buffer

@@ -52,10 +52,12 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
     [OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED] = {"packets_aggregated",
                                                  "Packets packed into aggregated messages"},
     [OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL] = {"packed_at_call",
-                                             "Small contiguous PUTs behind others to their "
-                                             "target copied into its aggregated message by "
-                                             "MPI_Put itself, without an operation element "
-                                             "(counted in ops_packet too)"},
+                                             "Small PUTs (contiguous, or to a described "
+                                             "target layout) and accumulates behind others to "
+                                             "their target copied into its aggregated message, "
+                                             "and small GETs requested in it, by the MPI call "
+                                             "itself, without an operation element (counted "
+                                             "in ops_packet too)"},
     [OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL] = {"mailbox_at_call",
                                               "Small contiguous operations to an idle "
                                               "node-local target posted to its mailbox by the "

@@ -356,6 +356,17 @@ static void mtest_start(int *argc, char ***argv, int *me, int *nprocs, int *sync
     *n2 = *argc > 4 ? atoi((*argv)[4]) : *n2;
 }
 
+/* A seeded generator (PCG's LCG step): every rank derives the same program. */
+typedef struct {
+    uint64_t state;
+} mtest_rng_t;
+
+static uint32_t mtest_rng_next(mtest_rng_t *r)
+{
+    r->state = r->state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t) (r->state >> 33);
+}
+
 /* Active target: no flushes, no request-based operations. */
 static int mtest_sync_is_active(int sync)
 {
@@ -494,6 +505,77 @@ static void mtest_win_counted(mtest_win_t *w, const char *flavor, size_t bytes, 
     mtest_win_zero(w, bytes);
     MPI_CHECK(MPI_T_pvar_session_create(session));
     mtest_pvars_bind(*session, &name, 1, &w->win, handle);
+}
+
+/* @p rounds rounds in which every rank accesses every rank, itself first,
+ * by @p issue(@p ctx, target, round): fence, pscw: an epoch per round;
+ * lock: a lock epoch per target and round, exclusive and shared in turn;
+ * lockall: one epoch, a flush per target and round.  Ends with a barrier. */
+static void mtest_rounds_all(MPI_Win win, int sync, int rounds,
+                             void (*issue)(void *ctx, int target, int round), void *ctx)
+{
+    int nprocs, me;
+
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    mtest_rounds_begin(win, sync);
+    for (int round = 0; round < rounds; ++round) {
+        if (mtest_sync_is_active(sync)) {
+            mtest_epoch_begin(win, sync);
+        }
+        for (int k = 0; k < nprocs; ++k) {
+            int target = (me + k) % nprocs;
+
+            if (MTEST_SYNC_LOCK == sync) {
+                MPI_CHECK(
+                    MPI_Win_lock(round % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, target, 0, win));
+            }
+            issue(ctx, target, round);
+            if (MTEST_SYNC_LOCK == sync) {
+                MPI_CHECK(MPI_Win_unlock(target, win));
+            } else if (MTEST_SYNC_LOCKALL == sync) {
+                MPI_CHECK(MPI_Win_flush(target, win));
+            }
+        }
+        if (mtest_sync_is_active(sync)) {
+            mtest_epoch_end(win, sync);
+        }
+    }
+    mtest_rounds_end(win, sync);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The bound variable's count summed over the ranks; the handle, the
+ * session and MPI_T closed. */
+static unsigned long long mtest_pvar_total_end(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    unsigned long long mine = mtest_pvar_read(session, handle), total = 0;
+
+    MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
+    MPI_CHECK(MPI_T_pvar_session_free(&session));
+    MPI_T_finalize();
+    return total;
+}
+
+/* MPI and MPI_T up for a test whose window of @p bytes (argv[1]'s flavor,
+ * zeroed) holds a slice per rank, at most 4, and counts @p pvar
+ * (mtest_win_counted).  @return the number of ranks. */
+static int mtest_slices_init(int *argc, char ***argv, mtest_win_t *w, size_t bytes,
+                             const char *pvar, MPI_T_pvar_session *session,
+                             MPI_T_pvar_handle *handle)
+{
+    int nprocs, provided;
+
+    mtest_init(argc, argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (nprocs > 4) {
+        mtest_error("at most 4 ranks (the window holds 4 slices)");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    mtest_win_counted(w, (*argv)[1], bytes, pvar, session, handle);
+    return nprocs;
 }
 
 /* ---- streams of accesses to the right neighbour, round by round ----

@@ -28,16 +28,6 @@
 /* bytes of data a round's program of one origin for one target can take */
 #define SRC_BYTES (OPS * 300)
 
-typedef struct {
-    uint64_t state;
-} rng_t;
-
-static uint32_t rng_next(rng_t *r)
-{
-    r->state = r->state * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t) (r->state >> 33);
-}
-
 /* What one PUT or accumulate of a program does. */
 typedef struct {
     int acc;     /* an MPI_Accumulate of 1 on the origin's counter */
@@ -46,20 +36,20 @@ typedef struct {
     size_t src;  /* PUT: offset of its data in the round's source buffer */
 } step_t;
 
-static size_t step_size(rng_t *r)
+static size_t step_size(mtest_rng_t *r)
 {
-    uint32_t pick = rng_next(r) % 20;
+    uint32_t pick = mtest_rng_next(r) % 20;
 
     if (pick < 12) {
         return 8;
     }
     if (pick < 15) {
-        return 1 + rng_next(r) % 7;
+        return 1 + mtest_rng_next(r) % 7;
     }
     if (pick < 19) {
-        return 9 + rng_next(r) % 56;
+        return 9 + mtest_rng_next(r) % 56;
     }
-    return 257 + rng_next(r) % 44;
+    return 257 + mtest_rng_next(r) % 44;
 }
 
 /* The program of @p origin for @p target in @p round, @p n steps into
@@ -67,25 +57,25 @@ static size_t step_size(rng_t *r)
 static int program(int origin, int target, int round, step_t *steps)
 {
     unsigned char used[SLICE] = {0};
-    rng_t r = {(uint64_t) (origin * 1000003 + target * 1009 + round) * 2654435761u + 1};
-    size_t at = rng_next(&r) % SLICE, src = 0;
+    mtest_rng_t r = {(uint64_t) (origin * 1000003 + target * 1009 + round) * 2654435761u + 1};
+    size_t at = mtest_rng_next(&r) % SLICE, src = 0;
     int n = 0;
 
     for (int i = 0; i < OPS; ++i) {
         size_t size = step_size(&r);
         int clash = 0;
 
-        if (0 == rng_next(&r) % 9) {
+        if (0 == mtest_rng_next(&r) % 9) {
             steps[n++] = (step_t){1, 0, 0, 0};
         }
-        if (0 == rng_next(&r) % 8 || at + size > SLICE) {
-            at = rng_next(&r) % (SLICE - size);
+        if (0 == mtest_rng_next(&r) % 8 || at + size > SLICE) {
+            at = mtest_rng_next(&r) % (SLICE - size);
         }
         for (size_t b = at; b < at + size && !clash; ++b) {
             clash = used[b];
         }
         if (clash) { /* PUTs of one epoch may not overlap */
-            at = rng_next(&r) % (SLICE - size);
+            at = mtest_rng_next(&r) % (SLICE - size);
             continue;
         }
         memset(used + at, 1, size);
@@ -156,14 +146,25 @@ static void check(const unsigned char *mine, int nprocs)
     }
 }
 
+typedef struct {
+    mtest_win_t *w;
+    unsigned char *src; /* a source buffer per target: in use until the epoch ends */
+} issue_ctx_t;
+
+static void issue_round(void *ctx, int target, int round)
+{
+    issue_ctx_t *c = ctx;
+
+    issue(c->w, mtest_rank, target, round, c->src + (size_t) target * SRC_BYTES);
+}
+
 int main(int argc, char **argv)
 {
     const char *name = "osc_newrma_win_packed_at_call";
     size_t bytes = SLICE * 4 + 4 * 8;
-    unsigned long long packed, total = 0;
     MPI_T_pvar_session session;
     MPI_T_pvar_handle handle;
-    int nprocs, sync, provided, want_packed;
+    int nprocs, sync, want_packed;
     unsigned char *src, *mine;
     mtest_win_t w;
 
@@ -174,53 +175,16 @@ int main(int argc, char **argv)
     if (argc > 4 && 0 == strcmp(argv[4], "nojoin")) {
         setenv("OMPI_MCA_osc_newrma_puts_join", "0", 1);
     }
-    mtest_init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (nprocs > 4) {
-        mtest_error("at most 4 ranks (the window holds 4 slices)");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    nprocs = mtest_slices_init(&argc, &argv, &w, bytes, name, &session, &handle);
     sync = mtest_sync(argv[2]);
     want_packed = argc > 3 && 0 == strcmp(argv[3], "packed");
     src = malloc((size_t) nprocs * SRC_BYTES);
     mine = malloc(bytes);
-    mtest_win_counted(&w, argv[1], bytes, name, &session, &handle);
 
-    mtest_rounds_begin(w.win, sync);
-    for (int round = 0; round < ROUNDS; ++round) {
-        if (mtest_sync_is_active(sync)) {
-            mtest_epoch_begin(w.win, sync);
-        }
-        for (int k = 0; k < nprocs; ++k) {
-            int target = (mtest_rank + k) % nprocs;
-
-            if (MTEST_SYNC_LOCK == sync) {
-                MPI_CHECK(MPI_Win_lock(round % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, target, 0,
-                                       w.win));
-            }
-            /* a source buffer per target: it is in use until the epoch ends */
-            issue(&w, mtest_rank, target, round, src + (size_t) target * SRC_BYTES);
-            if (MTEST_SYNC_LOCK == sync) {
-                MPI_CHECK(MPI_Win_unlock(target, w.win));
-            } else if (MTEST_SYNC_LOCKALL == sync) {
-                MPI_CHECK(MPI_Win_flush(target, w.win));
-            }
-        }
-        if (mtest_sync_is_active(sync)) {
-            mtest_epoch_end(w.win, sync);
-        }
+    mtest_rounds_all(w.win, sync, ROUNDS, issue_round, &(issue_ctx_t){&w, src});
+    if (mtest_pvar_total_end(session, handle) == 0 && want_packed) {
+        MTEST_CHECK(0, "no PUT was packed by the call itself");
     }
-    mtest_rounds_end(w.win, sync);
-    MPI_Barrier(MPI_COMM_WORLD);
-    packed = mtest_pvar_read(session, handle);
-    MPI_Allreduce(&packed, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (want_packed) {
-        MTEST_CHECK(total > 0, "no PUT was packed by the call itself");
-    }
-    MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
-    MPI_CHECK(MPI_T_pvar_session_free(&session));
-    MPI_T_finalize();
 
     mtest_local_load(&w, 0, mine, bytes);
     check(mine, nprocs);
