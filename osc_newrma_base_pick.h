@@ -12,8 +12,9 @@
  * pipelined transfer through shared memory took 220 and then 125.  So each
  * way is measured as it is used, in turns: each is tried for
  * OMPI_OSC_NEWRMA_PICK_TRIAL transfers, then the faster one (in ns per KiB,
- * a running average) is taken for OMPI_OSC_NEWRMA_PICK_STAY, then the
- * other tried again, so that a change is noticed; each time it loses again
+ * a running average) is taken for OMPI_OSC_NEWRMA_PICK_STAY (the first
+ * time for OMPI_OSC_NEWRMA_PICK_FIRST_STAY), then the other tried again,
+ * so that a change is noticed; each time it loses again
  * the stay doubles, up to OMPI_OSC_NEWRMA_PICK_STAY_MAX (a way that waits
  * for a busy peer's progress is tried rarely).  The first transfer after
  * a change of way is not counted: it pays for the other's set-up or cold
@@ -30,8 +31,14 @@
 /** transfers a way is tried for (the first not counted) */
 #define OMPI_OSC_NEWRMA_PICK_TRIAL 3
 /** transfers the faster way is taken for before the other is tried again */
-#define OMPI_OSC_NEWRMA_PICK_STAY     32
-#define OMPI_OSC_NEWRMA_PICK_STAY_MAX 1024
+#define OMPI_OSC_NEWRMA_PICK_STAY 32
+/** the first such stay: the first trials meet cold pages and buffers (a
+ * window's first 2 MiB cross-memory copies took 320-420 us, the later ones
+ * 160, so the slower mailbox won the first trials and kept a benchmark's
+ * MPI_REPLACE rows of 2 MiB for 32 of their 52 operations: 204-212 us
+ * each, against 171-183 by the copy alone) */
+#define OMPI_OSC_NEWRMA_PICK_FIRST_STAY 4
+#define OMPI_OSC_NEWRMA_PICK_STAY_MAX   1024
 
 typedef struct {
     /** the way the picks take, and how many more before the next turn */
@@ -80,9 +87,11 @@ static inline int ompi_osc_newrma_pick(ompi_osc_newrma_pick_t *p)
                 p->way = p->turn++;
                 p->left = OMPI_OSC_NEWRMA_PICK_TRIAL;
                 break;
-            case 2: /* a trial ended: the faster way, for longer when the
-                     * way tried lost again */
-                if (0 != p->stay && faster != p->way) {
+            case 2: /* a trial ended: the faster way, briefly after the first
+                     * trials, for longer when the way tried lost again */
+                if (0 == p->stay) {
+                    p->stay = OMPI_OSC_NEWRMA_PICK_FIRST_STAY;
+                } else if (faster != p->way && p->stay >= OMPI_OSC_NEWRMA_PICK_STAY) {
                     p->stay = p->stay < OMPI_OSC_NEWRMA_PICK_STAY_MAX / 2
                                   ? 2 * p->stay
                                   : OMPI_OSC_NEWRMA_PICK_STAY_MAX;

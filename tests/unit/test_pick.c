@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /* Unit test of the choice between two ways by their measured times
- * (osc_newrma_base_pick.h): both are tried first, the faster is taken, the
- * other is tried again after a stay and taken when it has become the
- * faster, and the first transfer after a change of way does not count. */
+ * (osc_newrma_base_pick.h): both are tried first, the faster is taken,
+ * briefly the first time, the other is tried again after a stay and taken
+ * when it has become the faster, and the first transfer after a change of
+ * way does not count. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "osc_newrma_base_pick.h"
@@ -38,6 +40,20 @@ static void trials_first(void)
     CHECK(100 == p.ns_per_kib[0] && 200 == p.ns_per_kib[1]);
 }
 
+/* The first trials over (the first stay too: @p first_stay); @return the
+ * steps taken. */
+static int past_first(ompi_osc_newrma_pick_t *p, const uint64_t ns[2], bool first_stay)
+{
+    int n = 2 * OMPI_OSC_NEWRMA_PICK_TRIAL +
+            (first_stay ? OMPI_OSC_NEWRMA_PICK_FIRST_STAY + OMPI_OSC_NEWRMA_PICK_TRIAL : 0);
+
+    ompi_osc_newrma_pick_init(p);
+    for (int i = 0; i < n; ++i) {
+        step(p, ns);
+    }
+    return n;
+}
+
 /* The faster is taken for a stay, then the slower tried for a trial. */
 static void stay_then_trial(void)
 {
@@ -45,10 +61,7 @@ static void stay_then_trial(void)
     const uint64_t ns[2] = {300, 100};
     int counts[2] = {0, 0};
 
-    ompi_osc_newrma_pick_init(&p);
-    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
-        step(&p, ns);
-    }
+    past_first(&p, ns, true);
     for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
         CHECK(1 == step(&p, ns));
     }
@@ -67,10 +80,7 @@ static void stays_grow(void)
     uint64_t ns[2] = {300, 100};
     uint32_t stay = OMPI_OSC_NEWRMA_PICK_STAY;
 
-    ompi_osc_newrma_pick_init(&p);
-    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
-        step(&p, ns);
-    }
+    past_first(&p, ns, true);
     for (int round = 0; round < 8; ++round) {
         int run = 0;
 
@@ -104,8 +114,8 @@ static void follows_a_change(void)
     uint64_t ns[2] = {300, 100};
     int last = -1;
 
-    ompi_osc_newrma_pick_init(&p);
-    for (int i = 0; i < 2 * OMPI_OSC_NEWRMA_PICK_TRIAL + OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+    past_first(&p, ns, true);
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
         step(&p, ns);
     }
     ns[0] = 50; /* way 0 became faster */
@@ -114,6 +124,30 @@ static void follows_a_change(void)
     }
     CHECK(0 == last);
     CHECK(p.ns_per_kib[0] < p.ns_per_kib[1]);
+}
+
+/* The first stay is short: way 0, the faster, met cold pages in its first
+ * trial and lost it; tried again after that stay, it wins and is taken for
+ * a whole stay. */
+static void first_stay_short(void)
+{
+    ompi_osc_newrma_pick_t p;
+    uint64_t ns[2] = {300, 100};
+    int run = 0;
+
+    past_first(&p, ns, false);
+    ns[0] = 50;                 /* warm now */
+    while (1 == step(&p, ns)) { /* the first stay, then the first of the trial */
+        run++;
+    }
+    CHECK(OMPI_OSC_NEWRMA_PICK_FIRST_STAY == run);
+    for (int i = 1; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        CHECK(0 == step(&p, ns));
+    }
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+        CHECK(0 == step(&p, ns));
+    }
+    CHECK(1 == step(&p, ns));
 }
 
 /* The first transfer after a change of way does not count: a slow first
@@ -145,6 +179,7 @@ int main(void)
     stay_then_trial();
     stays_grow();
     follows_a_change();
+    first_stay_short();
     first_not_counted();
     return unit_finish("test_pick");
 }
