@@ -2766,19 +2766,21 @@ put_described_locked(ompi_osc_newrma_module_t *module, char *origin_addr, int or
                      struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
                      int target_count, struct ompi_datatype_t *target_dt, int *ret_p)
 {
-    bool dynamic = MPI_WIN_FLAVOR_DYNAMIC == module->flavor;
+    bool dynamic = MPI_WIN_FLAVOR_DYNAMIC == module->flavor, contig;
+    /* the peer first: a direct one (loads and stores) never takes this */
+    ompi_osc_newrma_peer_t *peer = packed_peer_of(module, target, dynamic);
     size_t bytes = ompi_osc_newrma_dtype_bytes(target_dt, target_count);
     char stage[PUT_DESCRIBED_STAGE], *origin = origin_addr;
-    ompi_osc_newrma_peer_t *peer;
     ompi_osc_newrma_target_t *t;
     ptrdiff_t ooff = 0, toff, lo, hi, offset = 0;
-    bool contig = ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &ooff);
 
-    if (0 == bytes || bytes > module->config.aggregate_threshold ||
+    if (NULL == peer || 0 == bytes || bytes > module->config.aggregate_threshold ||
         ompi_osc_newrma_dtype_contig(target_dt, target_count, &toff) ||
-        bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count) ||
-        (!contig && bytes > sizeof(stage)) ||
-        NULL == (peer = packed_peer_of(module, target, dynamic))) {
+        bytes != ompi_osc_newrma_dtype_bytes(origin_dt, origin_count)) {
+        return false;
+    }
+    contig = ompi_osc_newrma_dtype_contig(origin_dt, origin_count, &ooff);
+    if (!contig && bytes > sizeof(stage)) {
         return false;
     }
     ompi_osc_newrma_dtype_span(target_dt, target_count, &lo, &hi);
