@@ -2811,19 +2811,6 @@ put_described_locked(ompi_osc_newrma_module_t *module, char *origin_addr, int or
     return true;
 }
 
-/* A GET of a dynamic window from a peer on this node, in a stream: RDMA
- * from the call would need a reference on the region (its rkey) held
- * until the transfer completes, so the full way's op element carried it;
- * requested in the stream's message instead, 64 GETs of 2 KiB + flush
- * moved 4.7-4.8 GB/s instead of 3.4-3.7 (osc/pt2pt 4.0-4.2).  Where RDMA
- * is in hardware (off the node) the op element's RDMA stays. */
-static bool packed_dynamic_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
-                               int target)
-{
-    return OMPI_OSC_NEWRMA_OP_GET == kind && MPI_WIN_FLAVOR_DYNAMIC == module->flavor &&
-           OPAL_PROC_ON_LOCAL_NODE(ompi_comm_peer_lookup(module->comm, target)->super.proc_flags);
-}
-
 /* A small contiguous PUT or GET to a packed_peer: what rma_op, rma_packed
  * and rma_rdma_at_call do for it, with the peer looked up once and without
  * the argument record, the resolution record or the epoch checks for
@@ -2865,8 +2852,7 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
     /* within aggregate_threshold, size_as_packets can only say no to a
      * size of rdma_sized: the others spare the call (a stream of small
      * PUTs) */
-    packets = !rdma_sized(kind, bytes) || packed_dynamic_get(module, kind, target) ||
-              size_as_packets_to(module, peer, t, kind, bytes, NULL);
+    packets = !rdma_sized(kind, bytes) || size_as_packets_to(module, peer, t, kind, bytes, NULL);
     if (packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p)) {
         return true;
     }
