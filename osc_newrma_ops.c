@@ -826,25 +826,19 @@ static inline bool cma_stream_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes
  * of such a stream take the target's mailbox or UCX, which have both
  * processes copying: 64 PUTs of 2 KiB + flush moved 3.5 GB/s by the copy,
  * 7.1 through the mailbox; 64 GETs of 8 KiB 11.1 by the copy, 12.9 by
- * UCX. */
+ * UCX.  Those later ones, most of the accesses that ask, are told first:
+ * the size test was 77 of a stream GET's instructions.  (The peer lookup
+ * makes no entry the access's own would not.) */
 static bool cma_takes(ompi_osc_newrma_module_t *module, int rank, ompi_osc_newrma_op_kind_t kind,
                       size_t bytes)
 {
-    const ompi_osc_newrma_peer_t *peer =
-        cma_sized(module, rank, OMPI_OSC_NEWRMA_OP_PUT == kind, module->config.cma_bytes, bytes);
+    const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
 
-    return NULL != peer && (peer->cma_seq != module->sync_seq || cma_stream_sized(kind, bytes));
-}
-
-/* cma_takes for an access to @p peer, looked up already: a stream's later
- * ones, most of those put_get_packed sees, are told first (the full test
- * was 77 of a stream GET's instructions, asked twice). */
-static inline bool cma_takes_peer(ompi_osc_newrma_module_t *module,
-                                  const ompi_osc_newrma_peer_t *peer,
-                                  ompi_osc_newrma_op_kind_t kind, size_t bytes)
-{
-    return (peer->cma_seq != module->sync_seq || cma_stream_sized(kind, bytes)) &&
-           cma_takes(module, peer->rank, kind, bytes);
+    if (NULL == peer || (peer->cma_seq == module->sync_seq && !cma_stream_sized(kind, bytes))) {
+        return false;
+    }
+    return NULL !=
+           cma_sized(module, rank, OMPI_OSC_NEWRMA_OP_PUT == kind, module->config.cma_bytes, bytes);
 }
 
 bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -2856,7 +2850,7 @@ static bool put_get_packed_locked(ompi_osc_newrma_module_t *module, ompi_osc_new
     if (packed_into_stream(module, t, kind, origin_addr + ooff, bytes, taddr, packets, ret_p)) {
         return true;
     }
-    if (cma_takes_peer(module, peer, kind, bytes)) {
+    if (cma_takes(module, target, kind, bytes)) {
         return cma_at_call(module, peer, t, kind, origin_addr + ooff, bytes, taddr, ret_p);
     }
     return !packets &&
