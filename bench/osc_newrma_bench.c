@@ -27,7 +27,8 @@
  *   bw     OP put|get, SYNC flush|fence: MB/s of windows of 64 operations,
  *          each window closed by one flush (or fence); OP putv|getv: the
  *          same with a strided target layout (8-byte blocks every 16 bytes,
- *          a vector datatype; SIZE bytes of payload, a multiple of 8)
+ *          a vector datatype; SIZE bytes of payload, a multiple of 8);
+ *          OP accr: the same of MPI_REPLACE (a stream of ARMCI-MPI's puts)
  *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
  *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
  *   multi  OP put, SYNC lock: microseconds per lock epoch of rank 0 to every
@@ -570,7 +571,8 @@ static int verify_strided(ctx_t *c, const unsigned char *mem, int64_t from_peer,
  * peer's @p from_peer operations reached it) or in my result buffer. */
 static int verify_acc_variant(ctx_t *c, const unsigned char *mem, int64_t from_peer, int shift)
 {
-    size_t n = c->row->size / op_elem(c->row->op);
+    /* a bw row's REPLACEs cover every slot, each with its elements' values */
+    size_t n = (K_BW == c->row->kind ? bw_slots(c) : 1) * c->row->size / op_elem(c->row->op);
     int ok = 1;
 
     for (size_t e = 0; e < n; ++e) {
@@ -773,6 +775,10 @@ static int row_valid(row_t *row)
             if (op_strided(row->op) && (0 == row->size % 8) &&
                 (S_FLUSH == row->sync || S_FENCE == row->sync)) {
                 return row->size <= MAX_WIN_BYTES / 2;
+            }
+            /* a stream of MPI_REPLACE, as ARMCI-MPI turns every put */
+            if (O_ACCR == row->op) {
+                return 0 == row->size % 8 && (S_FLUSH == row->sync || S_FENCE == row->sync);
             }
             /* fall through */
         case K_RATE:
