@@ -3035,8 +3035,7 @@ acc_packed(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin
     size_t bytes;
     int ret;
 
-    if ((unsigned) target >= (unsigned) module->comm_size ||
-        MPI_WIN_FLAVOR_DYNAMIC == module->flavor || origin_dt != target_dt ||
+    if ((unsigned) target >= (unsigned) module->comm_size || origin_dt != target_dt ||
         !ompi_datatype_is_predefined(target_dt) || ompi_osc_newrma_acc_is_no_op(op) ||
         OMPI_SUCCESS != ompi_osc_newrma_acc_check(OMPI_OSC_NEWRMA_OP_ACC, op, origin_dt, target_dt,
                                                   NULL, &basic)) {

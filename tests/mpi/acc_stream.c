@@ -19,10 +19,10 @@
  *
  *   acc_stream FLAVOR SYNC [packed|any]
  *     packed: a quarter of the accumulates at least must have been
- *     packed by the call (windows reached over UCX: create windows, or
- *     any but dynamic ones with osc_newrma_shm 0; on one node not in
- *     FENCE epochs, whose first accumulate of a stream takes the mailbox
- *     and the others queue behind it; not in PSCW epochs).
+ *     packed by the call (windows reached over UCX, osc_newrma_shm 0,
+ *     any flavor; on one node not in FENCE epochs, whose first
+ *     accumulate of a stream takes the mailbox and the others queue
+ *     behind it; not in PSCW epochs).
  */
 #include "mtest.h"
 
