@@ -1633,15 +1633,18 @@ static bool rma_target_open(ompi_osc_newrma_module_t *module, rma_target_mem_t *
 /* @p target (NULL: none) takes a @p kind access packed by the call: a
  * stream going (its aggregated message open, packets of it
  * unacknowledged, or its mailbox busy) and nothing queued ahead.  The
- * agent may apply the message before it polls the mailbox, so an
- * accumulate never goes behind an op in the slot and a GET only behind a
- * GET (location consistency).  The epoch's openness is the caller's. */
+ * agent may apply the message before it polls the mailbox, so a GET goes
+ * only behind a GET there (location consistency); an accumulate goes
+ * behind an access the call posted (not an op element's, which may stream
+ * more parts), as the target applies its mailbox before any accumulate
+ * packet (target_acc.c).  The epoch's openness is the caller's. */
 static inline bool rma_stream_takes(const ompi_osc_newrma_target_t *target,
                                     ompi_osc_newrma_op_kind_t kind)
 {
     return NULL != target && NULL == target->next_op_to_issue &&
            (NULL != target->batch.buf || 0 != target->am_sent || NULL != target->mbox_slot) &&
            (NULL == target->mbox_slot || OMPI_OSC_NEWRMA_OP_PUT == kind ||
+            (OMPI_OSC_NEWRMA_OP_ACC == kind && NULL == target->mbox_op) ||
             (OMPI_OSC_NEWRMA_OP_GET == kind && ompi_osc_newrma_mbox_reads_only(target)));
 }
 

@@ -20,6 +20,7 @@
 #include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_target_acc.h"
+#include "osc_newrma_target_mbox.h"
 #include "osc_newrma_transport_shm.h"
 #include "osc_newrma_transport_ucx.h"
 
@@ -358,6 +359,11 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     if ((pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) && unlocked) {
         acc_read_verify(module, pkt);
         return;
+    }
+    if (module->mbox_polled) {
+        /* an origin's accumulate may follow its own op in my mailbox (packed
+         * by the call behind it, ops.c's rma_stream_takes): that op first */
+        ompi_osc_newrma_shm_mbox_settle(module, ompi_osc_newrma_mbox_apply);
     }
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
         /* its answer by rendezvous was read; the packet counted already */

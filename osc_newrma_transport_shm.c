@@ -943,6 +943,20 @@ int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
     return applied;
 }
 
+void ompi_osc_newrma_shm_mbox_settle(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_shm_mbox_apply_fn_t apply)
+{
+    ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, module->my_rank);
+
+    (void) ompi_osc_newrma_shm_mbox_poll(module, apply);
+    for (int i = 0; i < OMPI_OSC_NEWRMA_SHM_MBOX_SLOTS; ++i) {
+        while (OMPI_OSC_NEWRMA_SHM_MBOX_APPLYING == slots[i].state) {
+            opal_atomic_rmb(); /* another thread's apply, a few hundred ns */
+        }
+    }
+    opal_atomic_rmb(); /* its writes before what follows */
+}
+
 bool ompi_osc_newrma_shm_mbox_applied(ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_shm_mbox_t *slots = shm_mbox(module, module->my_rank);

@@ -377,6 +377,11 @@ typedef int (*ompi_osc_newrma_shm_mbox_apply_fn_t)(ompi_osc_newrma_module_t *mod
 /** Apply every posted slot of my mailbox with @p apply.  @return how many. */
 int ompi_osc_newrma_shm_mbox_poll(ompi_osc_newrma_module_t *module,
                                   ompi_osc_newrma_shm_mbox_apply_fn_t apply);
+/** Every slot of my mailbox posted before now applied (by @p apply here, or
+ * by another thread that took it first): an accumulate packet of an origin
+ * that posted one is applied after it (target_acc.c's acc_handle). */
+void ompi_osc_newrma_shm_mbox_settle(ompi_osc_newrma_module_t *module,
+                                     ompi_osc_newrma_shm_mbox_apply_fn_t apply);
 /** No slot of my mailbox is posted or being applied: what origins posted
  * before they arrived at a fence's barrier is applied once the barrier is
  * done and this holds. */
