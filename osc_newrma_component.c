@@ -16,6 +16,7 @@
 #include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_comm.h"
 #include "osc_newrma_target_acc.h"
+#include "osc_newrma_target_mbox.h"
 #include "osc_newrma_origin_acc.h"
 #include "osc_newrma_am_pkt.h"
 #include "osc_newrma_am_data.h"
@@ -648,7 +649,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     ompi_osc_newrma_pkt_region_register_handlers();
     ompi_osc_newrma_pkt_lock_register_handlers();
     ompi_osc_newrma_lock_register_handlers();
-    ompi_osc_newrma_acc_register_handlers();
+    ompi_osc_newrma_acc_register_handlers(ompi_osc_newrma_mbox_apply);
     ompi_osc_newrma_acc_register_reply_handler();
     ret = opal_hash_table_init(&component.modules, 16);
     if (OPAL_SUCCESS == ret) {

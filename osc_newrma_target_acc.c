@@ -20,7 +20,6 @@
 #include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_dtype.h"
 #include "osc_newrma_target_acc.h"
-#include "osc_newrma_target_mbox.h"
 #include "osc_newrma_transport_shm.h"
 #include "osc_newrma_transport_ucx.h"
 
@@ -344,6 +343,10 @@ static void acc_landed_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newr
  * go to a buffer of the transport's pool, not one malloc'd per packet: a
  * chunk is up to 64 KiB, and glibc giving the heap's top back after each
  * (a TLB shootdown) made a 128 KiB GET_ACCUMULATE ten times slower. */
+/* How a slot of my mailbox is applied (target_mbox.c, registered from
+ * above: it applies accumulates with this file's functions). */
+static ompi_osc_newrma_shm_mbox_apply_fn_t acc_mbox_apply;
+
 static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
@@ -363,7 +366,7 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     if (module->mbox_polled) {
         /* an origin's accumulate may follow its own op in my mailbox (packed
          * by the call behind it, ops.c's rma_stream_takes): that op first */
-        ompi_osc_newrma_shm_mbox_settle(module, ompi_osc_newrma_mbox_apply);
+        ompi_osc_newrma_shm_mbox_settle(module, acc_mbox_apply);
     }
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
         /* its answer by rendezvous was read; the packet counted already */
@@ -422,7 +425,8 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
-void ompi_osc_newrma_acc_register_handlers(void)
+void ompi_osc_newrma_acc_register_handlers(ompi_osc_newrma_shm_mbox_apply_fn_t mbox_apply)
 {
+    acc_mbox_apply = mbox_apply;
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC, acc_handle);
 }

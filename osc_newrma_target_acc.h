@@ -13,6 +13,7 @@
 #include "ompi_config.h"
 
 #include "osc_newrma_base_types.h"
+#include "osc_newrma_transport_shm.h"
 
 struct ompi_osc_newrma_pkt_hdr_t;
 
@@ -40,8 +41,9 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
                                        struct ompi_osc_newrma_shm_mbox_t *slot, const char *data);
 
-/** Register the ACC packet handler with the packet layer
- * (component init). */
-void ompi_osc_newrma_acc_register_handlers(void);
+/** Register the ACC packet handler with the packet layer (component
+ * init); @p mbox_apply applies a slot of the target's mailbox, which the
+ * handler does for the posted ones before an accumulate packet. */
+void ompi_osc_newrma_acc_register_handlers(ompi_osc_newrma_shm_mbox_apply_fn_t mbox_apply);
 
 #endif /* OMPI_OSC_NEWRMA_TARGET_ACC_H */
