@@ -339,14 +339,14 @@ static void acc_landed_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newr
     ompi_osc_newrma_pkt_count_applied(module, notice, notice->hdr.status);
 }
 
-/* Target side: an ACC packet (agent).  The old values of a fetching one
- * go to a buffer of the transport's pool, not one malloc'd per packet: a
- * chunk is up to 64 KiB, and glibc giving the heap's top back after each
- * (a TLB shootdown) made a 128 KiB GET_ACCUMULATE ten times slower. */
 /* How a slot of my mailbox is applied (target_mbox.c, registered from
  * above: it applies accumulates with this file's functions). */
 static ompi_osc_newrma_shm_mbox_apply_fn_t acc_mbox_apply;
 
+/* Target side: an ACC packet (agent).  The old values of a fetching one
+ * go to a buffer of the transport's pool, not one malloc'd per packet: a
+ * chunk is up to 64 KiB, and glibc giving the heap's top back after each
+ * (a TLB shootdown) made a 128 KiB GET_ACCUMULATE ten times slower. */
 static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     bool fetch = pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET;
@@ -363,11 +363,6 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
         acc_read_verify(module, pkt);
         return;
     }
-    if (module->mbox_polled) {
-        /* an origin's accumulate may follow its own op in my mailbox (packed
-         * by the call behind it, ops.c's rma_stream_takes): that op first */
-        ompi_osc_newrma_shm_mbox_settle(module, acc_mbox_apply);
-    }
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_SENT) {
         /* its answer by rendezvous was read; the packet counted already */
         if (OMPI_SUCCESS != pkt->hdr.status) {
@@ -375,6 +370,12 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
                                pkt->hdr.status);
         }
         return;
+    }
+    if (module->mbox_polled && !(pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED)) {
+        /* an origin's accumulate may follow its own op in my mailbox (packed
+         * by the call behind it, ops.c's rma_stream_takes): that op first,
+         * on the packet's first visit (before anything lands in the window) */
+        ompi_osc_newrma_shm_mbox_settle(module, acc_mbox_apply);
     }
     if (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_LANDED) {
         ret = pkt->hdr.status;

@@ -20,9 +20,10 @@
  *   acc_stream FLAVOR SYNC [packed|any]
  *     packed: a quarter of the accumulates at least must have been
  *     packed by the call (windows reached over UCX, osc_newrma_shm 0,
- *     any flavor; on one node not in FENCE epochs, whose first
- *     accumulate of a stream takes the mailbox and the others queue
- *     behind it; not in PSCW epochs).
+ *     any flavor; not in PSCW epochs).  On one node a stream's first
+ *     accumulate takes the mailbox and the next ones are packed behind
+ *     it, but the ones after its first queued accumulate (i = 3) queue
+ *     behind that, so few are packed there.
  */
 #include "mtest.h"
 
