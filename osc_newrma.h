@@ -214,8 +214,11 @@ struct ompi_osc_newrma_component_t {
     /** large MPI_REPLACEs over TCP land straight in the window under its
      * accumulate lock (ompi_osc_newrma_pkt_land_window) */
     bool replace_in_window;
-    /** a small aggregated PUT right after the previous one's bytes joins its record */
+    /** a small aggregated PUT (or ACCS record) right after the previous
+     * one's bytes joins its record */
     bool puts_join;
+    /** small aggregated MPI_Accumulates travel as records of ACCS packets */
+    bool acc_records;
     /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:
      * -1 where a probe finds memcpy slow there, 0 never, 1 always */
     int copy_alias;

@@ -60,7 +60,7 @@ int ompi_osc_newrma_pkt_put_contig(ompi_osc_newrma_module_t *module,
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret;
 
-    if (len <= OMPI_OSC_NEWRMA_PKT_PUTS_MAX) {
+    if (len <= OMPI_OSC_NEWRMA_PKT_RECS_MAX) {
         ret = ompi_osc_newrma_pkt_batch_puts(module, target, data, len, taddr);
     } else {
         hdr.type = OMPI_OSC_NEWRMA_PKT_PUT;
@@ -750,9 +750,8 @@ static void pkt_add_applied(ompi_osc_newrma_module_t *module, const ompi_osc_new
     ompi_osc_newrma_mutex_unlock(&module->am_lock, OMPI_OSC_NEWRMA_MUTEX_AM);
 }
 
-/* @p n packets of @p pkt's origin applied (a PUTS packet counts as its PUTs) */
-static void pkt_count_applied_n(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
-                                uint32_t n, int status)
+void ompi_osc_newrma_pkt_count_applied_n(ompi_osc_newrma_module_t *module,
+                                         const ompi_osc_newrma_pkt_t *pkt, uint32_t n, int status)
 {
     if (NULL != pkt->tally) { /* counted with the rest of its BATCH */
         pkt->tally->applied += n;
@@ -765,7 +764,7 @@ static void pkt_count_applied_n(ompi_osc_newrma_module_t *module, const ompi_osc
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
                                        const ompi_osc_newrma_pkt_t *pkt, int status)
 {
-    pkt_count_applied_n(module, pkt, 1, status);
+    ompi_osc_newrma_pkt_count_applied_n(module, pkt, 1, status);
 }
 
 /* A BATCH's packets applied: counted at once (an RMA_DONE among them, which
@@ -833,37 +832,49 @@ static void pkt_handle_put(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
+int ompi_osc_newrma_pkt_rec_next(const ompi_osc_newrma_pkt_t *pkt, size_t *at_p,
+                                 ompi_osc_newrma_pkt_rec_t *rec, const char **data_p)
+{
+    size_t at = *at_p;
+
+    if (pkt->payload_len - at < sizeof(*rec)) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    memcpy(rec, pkt->payload + at, sizeof(*rec));
+    at += sizeof(*rec);
+    if (rec->len > pkt->payload_len - at) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    *data_p = pkt->payload + at;
+    *at_p = at + ompi_osc_newrma_pkt_recs_padded(rec->len);
+    return OMPI_SUCCESS;
+}
+
 /* Small PUTs, record by record, in order.  A malformed packet stops at
  * its first bad record; the count is applied even then (as pkt_handle_put
  * does), the failure going to the origin's RMA_DONE or UNLOCK. */
 static void pkt_handle_puts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_pkt_puts_rec_t rec;
+    ompi_osc_newrma_pkt_rec_t rec;
+    const char *data;
     size_t at = 0;
     int ret = OMPI_SUCCESS;
 
     while (at < pkt->payload_len) {
-        if (pkt->payload_len - at < sizeof(rec)) {
-            ret = OMPI_ERR_BAD_PARAM;
-            break;
-        }
-        memcpy(&rec, pkt->payload + at, sizeof(rec));
-        at += sizeof(rec);
-        if (rec.len > pkt->payload_len - at) {
+        if (OMPI_SUCCESS != ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data)) {
             ret = OMPI_ERR_BAD_PARAM;
             break;
         }
         if (ompi_osc_newrma_pkt_test_fail()) {
             ret = OMPI_ERROR;
         } else {
-            ompi_osc_newrma_copy((void *) (uintptr_t) rec.addr, pkt->payload + at, rec.len);
+            ompi_osc_newrma_copy((void *) (uintptr_t) rec.addr, data, rec.len);
         }
-        at += ompi_osc_newrma_pkt_puts_padded(rec.len);
     }
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(1, "cannot apply a PUTS packet from rank %d: %d", pkt->hdr.src, ret);
     }
-    pkt_count_applied_n(module, pkt, pkt->hdr.count, ret);
+    ompi_osc_newrma_pkt_count_applied_n(module, pkt, pkt->hdr.count, ret);
 }
 
 void ompi_osc_newrma_pkt_answer(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,

@@ -134,6 +134,17 @@ struct ompi_datatype_t *ompi_osc_newrma_pkt_datatype(ompi_osc_newrma_module_t *m
 void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
                                        const ompi_osc_newrma_pkt_t *pkt, int status);
 
+/** As ompi_osc_newrma_pkt_count_applied, for @p n packets at once: the
+ * records of a PUTS or ACCS packet (hdr.count). */
+void ompi_osc_newrma_pkt_count_applied_n(ompi_osc_newrma_module_t *module,
+                                         const ompi_osc_newrma_pkt_t *pkt, uint32_t n, int status);
+
+/** Target side: the record of a PUTS or ACCS packet at payload offset
+ * *@p at_p into *@p rec, its data at *@p data_p, and *@p at_p moved past
+ * it; OMPI_ERR_BAD_PARAM when it overruns the payload. */
+int ompi_osc_newrma_pkt_rec_next(const ompi_osc_newrma_pkt_t *pkt, size_t *at_p,
+                                 ompi_osc_newrma_pkt_rec_t *rec, const char **data_p);
+
 /** A packet sent by rendezvous whose payload is a layout description
  * (hdr.desc_len bytes, perhaps carried in its header) and hdr.len bytes of
  * data: landed whole in a pooled buffer (ompi_osc_newrma_pkt_land_pooled);

@@ -188,6 +188,7 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_FENCE_DONE] = "FENCE_DONE",
         [OMPI_OSC_NEWRMA_PKT_PUTS] = "PUTS",
         [OMPI_OSC_NEWRMA_PKT_POST] = "POST",
+        [OMPI_OSC_NEWRMA_PKT_ACCS] = "ACCS",
     };
 
     if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_LAST) {
@@ -302,7 +303,7 @@ static int pkt_batch_send(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batc
     batch->capacity = 0;
     batch->count = 0;
     batch->cap = 0;
-    batch->puts_at = 0;
+    batch->recs_at = 0;
     ret = ompi_osc_newrma_ucx_ep(ompi_comm_peer_lookup(module->comm, dest), &ep, &emulated);
     if (OMPI_SUCCESS != ret) {
         ompi_osc_newrma_ucx_am_buffer_free(hdr);
@@ -485,7 +486,7 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     }
     batch->len += entry;
     batch->count++;
-    batch->puts_at = 0; /* PUTs after it start a PUTS packet of their own */
+    batch->recs_at = 0; /* records after it start a records packet of their own */
     OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
@@ -544,20 +545,35 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-/* @p len bytes of @p data for @p taddr into the PUTS packet that ends
+/* The records packet that ends @p batch (recs_at) takes records like
+ * @p like's: its type, and for ACCS its op and element type. */
+static bool pkt_recs_open(const ompi_osc_newrma_batch_t *batch,
+                          const ompi_osc_newrma_pkt_hdr_t *like)
+{
+    const ompi_osc_newrma_pkt_hdr_t *open;
+
+    if (NULL == batch->buf || 0 == batch->recs_at) {
+        return false;
+    }
+    open = (const ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+    return open->type == like->type && open->acc_op == like->acc_op && open->acc_dt == like->acc_dt;
+}
+
+/* @p len bytes of @p data for @p taddr into the records packet that ends
  * @p batch, if there is room (it may grow the batch up to its cap): after
  * its last record when they continue it (that record's data unpadded),
- * else as a new record.  False when they do not fit. */
-static bool pkt_puts_join(ompi_osc_newrma_batch_t *batch, const void *data, size_t len,
+ * else as a new record.  False when they do not fit.  An ACCS record
+ * joined is reduced at once: the elements of both, each once, under the
+ * accumulate lock. */
+static bool pkt_recs_join(ompi_osc_newrma_batch_t *batch, const void *data, size_t len,
                           uint64_t taddr)
 {
-    ompi_osc_newrma_pkt_puts_rec_t *last =
-        (ompi_osc_newrma_pkt_puts_rec_t *) (batch->buf + batch->puts_last);
+    ompi_osc_newrma_pkt_rec_t *last = (ompi_osc_newrma_pkt_rec_t *) (batch->buf + batch->recs_last);
     bool joins = component.puts_join && last->addr + last->len == taddr &&
-                 0 == last->len % OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN;
-    size_t padded = ompi_osc_newrma_pkt_puts_padded(len);
+                 0 == last->len % OMPI_OSC_NEWRMA_PKT_RECS_ALIGN;
+    size_t padded = ompi_osc_newrma_pkt_recs_padded(len);
     size_t add = padded + (joins ? 0 : sizeof(*last));
-    ompi_osc_newrma_pkt_hdr_t *puts;
+    ompi_osc_newrma_pkt_hdr_t *recs;
     char *at;
 
     if (batch->len + add > batch->cap ||
@@ -568,13 +584,13 @@ static bool pkt_puts_join(ompi_osc_newrma_batch_t *batch, const void *data, size
     at = batch->buf + sizeof(ompi_osc_newrma_pkt_hdr_t) + batch->len;
     if (joins) {
         /* again: growing the batch may have moved its buffer */
-        last = (ompi_osc_newrma_pkt_puts_rec_t *) (batch->buf + batch->puts_last);
+        last = (ompi_osc_newrma_pkt_rec_t *) (batch->buf + batch->recs_last);
         last->len += len;
     } else {
-        last = (ompi_osc_newrma_pkt_puts_rec_t *) at;
+        last = (ompi_osc_newrma_pkt_rec_t *) at;
         last->addr = taddr;
         last->len = len;
-        batch->puts_last = (size_t) (at - batch->buf);
+        batch->recs_last = (size_t) (at - batch->buf);
         at += sizeof(*last);
     }
     if (8 == len) {
@@ -583,11 +599,39 @@ static bool pkt_puts_join(ompi_osc_newrma_batch_t *batch, const void *data, size
         ompi_osc_newrma_copy(at, data, len);
         memset(at + len, 0, padded - len); /* no uninitialized bytes on the wire */
     }
-    puts = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->puts_at);
-    puts->batch_len += (uint32_t) add;
-    puts->count++;
+    recs = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+    recs->batch_len += (uint32_t) add;
+    recs->count++;
     batch->len += add;
     return true;
+}
+
+/* A record for @p target into the records packet like @p hdr (PUTS or
+ * ACCS) that ends its batch, or a new one. */
+static int pkt_batch_recs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                          ompi_osc_newrma_pkt_hdr_t *hdr, const void *data, size_t len,
+                          uint64_t taddr)
+{
+    ompi_osc_newrma_batch_t *batch = &target->batch;
+    ompi_osc_newrma_pkt_rec_t rec = {taddr, len};
+    size_t entry = sizeof(*hdr) + sizeof(rec) + ompi_osc_newrma_pkt_recs_padded(len);
+    int ret;
+
+    if (pkt_recs_open(batch, hdr) && pkt_recs_join(batch, data, len, taddr)) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
+        return OMPI_SUCCESS;
+    }
+    hdr->count = 1;
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, &rec, sizeof(rec), data, len);
+    if (OMPI_SUCCESS == ret && NULL != batch->buf && entry <= batch->cap) {
+        /* it ends the batch (one larger than a batch went alone); its
+         * length counts the padding, as every record after it does */
+        batch->recs_at = sizeof(*hdr) + batch->len - entry;
+        batch->recs_last = batch->recs_at + sizeof(*hdr);
+        ((ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at))->batch_len =
+            (uint32_t) (entry - sizeof(*hdr));
+    }
+    return ret;
 }
 
 /* The per-PUT header of a BATCH is 64 bytes: 8-byte PUTs took 72 bytes
@@ -598,28 +642,23 @@ int ompi_osc_newrma_pkt_batch_puts(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, const void *data, size_t len,
                                    uint64_t taddr)
 {
-    ompi_osc_newrma_batch_t *batch = &target->batch;
-    ompi_osc_newrma_pkt_puts_rec_t rec = {taddr, len};
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    size_t entry = sizeof(hdr) + sizeof(rec) + ompi_osc_newrma_pkt_puts_padded(len);
-    int ret;
 
-    if (NULL != batch->buf && 0 != batch->puts_at && pkt_puts_join(batch, data, len, taddr)) {
-        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
-        return OMPI_SUCCESS;
-    }
     hdr.type = OMPI_OSC_NEWRMA_PKT_PUTS;
-    hdr.count = 1;
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, &rec, sizeof(rec), data, len);
-    if (OMPI_SUCCESS == ret && NULL != batch->buf && entry <= batch->cap) {
-        /* it ends the batch (one larger than a batch went alone); its
-         * length counts the padding, as every record after it does */
-        batch->puts_at = sizeof(hdr) + batch->len - entry;
-        batch->puts_last = batch->puts_at + sizeof(hdr);
-        ((ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->puts_at))->batch_len =
-            (uint32_t) (entry - sizeof(hdr));
-    }
-    return ret;
+    return pkt_batch_recs(module, target, &hdr, data, len, taddr);
+}
+
+int ompi_osc_newrma_pkt_batch_accs(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, uint16_t acc_op,
+                                   uint16_t acc_dt, const void *data, size_t len, uint64_t taddr)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_ACCS;
+    hdr.kind = OMPI_OSC_NEWRMA_OP_ACC;
+    hdr.acc_op = acc_op;
+    hdr.acc_dt = acc_dt;
+    return pkt_batch_recs(module, target, &hdr, data, len, taddr);
 }
 
 int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
@@ -1074,6 +1113,7 @@ static bool pkt_of_window(const ompi_osc_newrma_pkt_t *pkt)
         case OMPI_OSC_NEWRMA_PKT_GET:
         case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
         case OMPI_OSC_NEWRMA_PKT_PUTS:
+        case OMPI_OSC_NEWRMA_PKT_ACCS:
             return true;
         default:
             return false;

@@ -80,14 +80,19 @@ typedef enum {
      * access epoch to the target (no answer) */
     OMPI_OSC_NEWRMA_PKT_POST,
     /** small contiguous PUTs (ompi_osc_newrma_pkt_batch_puts): payload =
-     * records (ompi_osc_newrma_pkt_puts_rec_t, then its data padded to 8
+     * records (ompi_osc_newrma_pkt_rec_t, then its data padded to 8
      * bytes), applied in order; count: the PUTs it carries, which count as
      * that many PUT packets */
-    OMPI_OSC_NEWRMA_PKT_PUTS
+    OMPI_OSC_NEWRMA_PKT_PUTS,
+    /** small contiguous MPI_Accumulates of one op and one predefined type
+     * (acc_op, acc_dt; ompi_osc_newrma_pkt_batch_accs): records as a PUTS
+     * packet's, each reduced into the window in order; count: the
+     * accumulates it carries, which count as that many ACC packets */
+    OMPI_OSC_NEWRMA_PKT_ACCS
 } ompi_osc_newrma_pkt_type_t;
 
 /** the highest packet type (bounds the name and handler tables) */
-#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_PUTS
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_ACCS
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
@@ -157,21 +162,21 @@ typedef struct ompi_osc_newrma_pkt_hdr_t {
     uint32_t batch_len;
 } ompi_osc_newrma_pkt_hdr_t;
 
-/** One record of a PUTS packet: @c len bytes for @c addr follow it. */
+/** One record of a PUTS or ACCS packet: @c len bytes for @c addr follow it. */
 typedef struct {
     uint64_t addr;
     uint64_t len;
-} ompi_osc_newrma_pkt_puts_rec_t;
+} ompi_osc_newrma_pkt_rec_t;
 
 /** Records and their data are padded to this many bytes. */
-#define OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN ((size_t) 8)
-/** The largest PUT a PUTS packet carries: beyond, a packet header of its
- * own (64 bytes) is little against the data. */
-#define OMPI_OSC_NEWRMA_PKT_PUTS_MAX ((size_t) 256)
+#define OMPI_OSC_NEWRMA_PKT_RECS_ALIGN ((size_t) 8)
+/** The largest PUT a PUTS packet carries (and accumulate an ACCS packet):
+ * beyond, a packet header of its own (64 bytes) is little against the data. */
+#define OMPI_OSC_NEWRMA_PKT_RECS_MAX ((size_t) 256)
 
-static inline size_t ompi_osc_newrma_pkt_puts_padded(size_t len)
+static inline size_t ompi_osc_newrma_pkt_recs_padded(size_t len)
 {
-    return (len + OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN - 1) & ~(OMPI_OSC_NEWRMA_PKT_PUTS_ALIGN - 1);
+    return (len + OMPI_OSC_NEWRMA_PKT_RECS_ALIGN - 1) & ~(OMPI_OSC_NEWRMA_PKT_RECS_ALIGN - 1);
 }
 
 /** The packets of one BATCH its handlers counted as applied, counted for
@@ -232,7 +237,7 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
                                   const void *p1, size_t len1, const void *p2, size_t len2);
 
 /**
- * Aggregation of a small contiguous PUT (at most OMPI_OSC_NEWRMA_PKT_PUTS_MAX
+ * Aggregation of a small contiguous PUT (at most OMPI_OSC_NEWRMA_PKT_RECS_MAX
  * bytes) for @p target: a record in the PUTS packet that ends its
  * aggregated message, or in a new one.  Data for the bytes right after the
  * last record's joins that record.  Counts as one PUT packet, as
@@ -241,6 +246,18 @@ int ompi_osc_newrma_pkt_batch_add(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_pkt_batch_puts(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, const void *data, size_t len,
                                    uint64_t taddr);
+
+/**
+ * Aggregation of a small contiguous MPI_Accumulate (at most
+ * OMPI_OSC_NEWRMA_PKT_RECS_MAX bytes of one predefined type) for @p target,
+ * as ompi_osc_newrma_pkt_batch_puts does a PUT: a record in the ACCS packet
+ * of the same op and type (Fortran handles @p acc_op, @p acc_dt) that ends
+ * its aggregated message, or in a new one.  The caller counts it as one ACC
+ * packet (am_sent).
+ */
+int ompi_osc_newrma_pkt_batch_accs(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, uint16_t acc_op,
+                                   uint16_t acc_dt, const void *data, size_t len, uint64_t taddr);
 
 /** Send the packets aggregated for @p target, if any, in one message. */
 int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,

@@ -36,8 +36,8 @@ static void target_construct(ompi_osc_newrma_target_t *target)
     target->batch.capacity = 0;
     target->batch.count = 0;
     target->batch.cap = 0;
-    target->batch.puts_at = 0;
-    target->batch.puts_last = 0;
+    target->batch.recs_at = 0;
+    target->batch.recs_last = 0;
 }
 
 static void target_destruct(ompi_osc_newrma_target_t *target)

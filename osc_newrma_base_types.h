@@ -51,10 +51,11 @@ typedef struct {
     /** the most bytes its message takes (ompi_osc_newrma_pkt_batch_add),
      * found when it is started; 0 before */
     size_t cap;
-    /** the PUTS packet that ends it, which more small PUTs may join: its
-     * header's offset in @c buf and its last record's; 0 when none does */
-    size_t puts_at;
-    size_t puts_last;
+    /** the PUTS or ACCS packet that ends it, which more small PUTs (or
+     * accumulates of its op and type) may join: its header's offset in
+     * @c buf and its last record's; 0 when none does */
+    size_t recs_at;
+    size_t recs_last;
 } ompi_osc_newrma_batch_t;
 
 /** The nine window states of the design (MPIDI_RMA_*). */

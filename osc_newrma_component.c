@@ -263,9 +263,18 @@ static void register_ucx_transfers(void)
                   "travel as records of a PUTS packet (16 bytes of header each, where a PUT "
                   "packet has 64), and one to the bytes right after the previous record's "
                   "joins that record (64 8-byte PUTs to consecutive addresses: one record of "
-                  "512 bytes, which the target copies at once); 0: a record per PUT "
-                  "(default: 1)",
+                  "512 bytes, which the target copies at once); the same for the records of "
+                  "an ACCS packet (acc_records), which the target reduces at once; 0: a "
+                  "record per PUT or accumulate (default: 1)",
                   &component.puts_join, true);
+    register_bool("acc_records",
+                  "UCX path: a small contiguous MPI_Accumulate (up to 256 bytes of one "
+                  "predefined type) packed by the call into its target's aggregated message "
+                  "travels as a record of an ACCS packet, which carries accumulates of one op "
+                  "and type (16 bytes of header each, where an ACC packet has 64 and the "
+                  "type's description), applied in order with the message's other packets; "
+                  "0: an ACC packet each (default: 1)",
+                  &component.acc_records, true);
     register_ulong("get_rdma_bytes",
                    "UCX path: a contiguous GET of at least this many bytes (up to "
                    "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
@@ -529,8 +538,8 @@ static void register_caches_and_hooks(void)
         "test_fail_packet",
         "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
         "fails (not applied), to check that the origin's completing call returns an "
-        "error; each record of a PUTS packet counts as one (osc_newrma_puts_join 0 makes "
-        "a record one PUT); 0 never (default: 0)",
+        "error; each record of a PUTS or ACCS packet counts as one (osc_newrma_puts_join 0 "
+        "makes a record one PUT or accumulate); 0 never (default: 0)",
         &component.test_fail_packet, 0);
     register_int("test_fail_create",
                  "Test hook: the next window creation of this process fails at one step, "

@@ -346,29 +346,17 @@ int ompi_osc_newrma_acc_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     return acc_issue_packets(module, target, op, stream);
 }
 
-int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
-                               struct ompi_op_t *op, struct ompi_datatype_t *basic,
-                               struct ompi_datatype_t *target_dt, int target_count, uint64_t taddr,
-                               const void *data, size_t bytes)
+/* An ACC packet of its own: header, the target layout's description, the
+ * operands. */
+static int acc_packed_packet(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                             struct ompi_op_t *op, struct ompi_datatype_t *basic,
+                             struct ompi_datatype_t *target_dt, int target_count, uint64_t taddr,
+                             const void *data, size_t bytes, size_t desc_len)
 {
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    size_t desc_len = ompi_datatype_pack_description_length(target_dt);
-    bool ordered = module->config.acc_ordered;
     const void *desc;
-    int ret;
+    int ret = ompi_datatype_get_pack_description(target_dt, &desc);
 
-    /* what acc_issue would send as one packet without a fence: the plain
-     * rule (no UCX atomic), one chunk copied into the message, and in
-     * order behind earlier accumulates (the packet channel, or a fresh
-     * element with nothing unacknowledged) */
-    if (!ompi_osc_newrma_acc_plain(module) || bytes > module->config.aggregate_threshold ||
-        bytes > ompi_osc_newrma_acc_chunk(module, basic, desc_len) ||
-        (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM != target->acc_channel &&
-         (OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE != target->acc_channel ||
-          0 != *ompi_osc_newrma_ack_counter(module, target)))) {
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    ret = ompi_datatype_get_pack_description(target_dt, &desc);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -378,7 +366,52 @@ int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     hdr.count = (uint32_t) target_count;
     hdr.desc_len = (uint32_t) desc_len;
     hdr.len = bytes;
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, data, bytes);
+    return ompi_osc_newrma_pkt_batch_add(module, target, &hdr, desc, desc_len, data, bytes);
+}
+
+/* A record of an ACCS packet serves an accumulate of at most
+ * OMPI_OSC_NEWRMA_PKT_RECS_MAX bytes of elements that lie one after the
+ * other (not a pair type with a gap), unless acc_records is off.  An ACC
+ * packet took 64 bytes of header and the type's description for 8 bytes
+ * of data, and its target looked both up per packet. */
+static bool acc_packed_record(struct ompi_datatype_t *target_dt, int target_count, size_t bytes)
+{
+    return mca_osc_newrma_component.acc_records && bytes <= OMPI_OSC_NEWRMA_PKT_RECS_MAX &&
+           ompi_datatype_is_contiguous_memory_layout(target_dt, target_count);
+}
+
+int ompi_osc_newrma_acc_packed(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
+                               struct ompi_op_t *op, struct ompi_datatype_t *basic,
+                               struct ompi_datatype_t *target_dt, int target_count, uint64_t taddr,
+                               const void *data, size_t bytes)
+{
+    bool ordered = module->config.acc_ordered;
+    size_t desc_len;
+    int ret;
+
+    /* what acc_issue would send as one packet without a fence: the plain
+     * rule (no UCX atomic), one chunk copied into the message, and in
+     * order behind earlier accumulates (the packet channel, or a fresh
+     * element with nothing unacknowledged) */
+    if (!ompi_osc_newrma_acc_plain(module) || bytes > module->config.aggregate_threshold ||
+        (ordered && OMPI_OSC_NEWRMA_ACC_CHANNEL_AM != target->acc_channel &&
+         (OMPI_OSC_NEWRMA_ACC_CHANNEL_NONE != target->acc_channel ||
+          0 != *ompi_osc_newrma_ack_counter(module, target)))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (acc_packed_record(target_dt, target_count, bytes)) {
+        /* one chunk: a batch too small for the record sends it alone */
+        ret = ompi_osc_newrma_pkt_batch_accs(module, target, (uint16_t) op->o_f_to_c_index,
+                                             (uint16_t) basic->d_f_to_c_index, data, bytes, taddr);
+        OMPI_OSC_NEWRMA_STAT_ADD(module, ACC_RECORDS, OMPI_SUCCESS == ret);
+    } else {
+        desc_len = ompi_datatype_pack_description_length(target_dt);
+        if (bytes > ompi_osc_newrma_acc_chunk(module, basic, desc_len)) {
+            return OMPI_ERR_NOT_AVAILABLE;
+        }
+        ret = acc_packed_packet(module, target, op, basic, target_dt, target_count, taddr, data,
+                                bytes, desc_len);
+    }
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
         target->acc_channel = OMPI_OSC_NEWRMA_ACC_CHANNEL_AM;

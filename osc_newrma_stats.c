@@ -58,6 +58,10 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                              "and small GETs requested in it, by the MPI call "
                                              "itself, without an operation element (counted "
                                              "in ops_packet too)"},
+    [OMPI_OSC_NEWRMA_STAT_ACC_RECORDS] = {"acc_records",
+                                          "MPI_Accumulates packed by the call as records of "
+                                          "an ACCS packet (see acc_records; counted in "
+                                          "packed_at_call too)"},
     [OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL] = {"mailbox_at_call",
                                               "Small contiguous operations to an idle "
                                               "node-local target posted to its mailbox by the "

@@ -65,33 +65,45 @@ int ompi_osc_newrma_acc_apply_single(ompi_osc_newrma_module_t *module,
     return acc_apply_hdr(module, &h, basic, (int) (hdr->len / size), data, result);
 }
 
+/* An accumulate of @p len bytes at @p addr of op and element type
+ * @p acc_op, @p acc_dt (Fortran handles; @p op, @p basic theirs), operands
+ * at @p data (the old values to @p result when @p result is not NULL): the
+ * plain rule's common case without the datatype walk (about 600
+ * instructions of a one-element FETCH_AND_OP's 700 went there), else the
+ * full way. */
+static int acc_apply_contig(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind,
+                            uint16_t acc_op, uint16_t acc_dt, ompi_op_t *op, ompi_datatype_t *basic,
+                            uint64_t addr, const char *data, size_t len, char *result)
+{
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+
+    if (ompi_osc_newrma_acc_plain(module) && NULL != basic && MPI_DATATYPE_NULL != basic &&
+        NULL != op && MPI_OP_NULL != op &&
+        ompi_osc_newrma_acc_contig(kind, op, basic, (char *) (uintptr_t) addr,
+                                   ompi_osc_newrma_acc_is_no_op(op) ? NULL : data, result, len,
+                                   &module->my_lock->acc_lock)) {
+        return OMPI_SUCCESS;
+    }
+    hdr.kind = (uint8_t) kind;
+    hdr.acc_op = acc_op;
+    hdr.acc_dt = acc_dt;
+    hdr.addr = addr;
+    hdr.len = len;
+    hdr.flags = NULL != result ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
+    return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
+}
+
 /* A slot's accumulate of @p len bytes at @p addr, its operands at @p data
- * (the old values to @p result when the slot fetches): the plain rule's
- * common case without the datatype walk (about 600 instructions of a
- * one-element FETCH_AND_OP's 700 went there), else the full way. */
+ * (the old values to @p result when the slot fetches). */
 static int acc_apply_slot(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_shm_mbox_t *slot,
                           ompi_datatype_t *basic, uint64_t addr, const char *data, size_t len,
                           char *result)
 {
-    ompi_osc_newrma_pkt_hdr_t hdr = {0};
-    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
     bool fetch = slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH;
 
-    if (ompi_osc_newrma_acc_plain(module) && NULL != basic && MPI_DATATYPE_NULL != basic &&
-        NULL != op && MPI_OP_NULL != op &&
-        ompi_osc_newrma_acc_contig((ompi_osc_newrma_op_kind_t) slot->kind, op, basic,
-                                   (char *) (uintptr_t) addr,
-                                   ompi_osc_newrma_acc_is_no_op(op) ? NULL : data,
-                                   fetch ? result : NULL, len, &module->my_lock->acc_lock)) {
-        return OMPI_SUCCESS;
-    }
-    hdr.kind = slot->kind;
-    hdr.acc_op = slot->acc_op;
-    hdr.acc_dt = slot->acc_dt;
-    hdr.addr = addr;
-    hdr.len = len;
-    hdr.flags = fetch ? OMPI_OSC_NEWRMA_PKT_FLAG_GET : 0;
-    return ompi_osc_newrma_acc_apply_single(module, &hdr, data, result);
+    return acc_apply_contig(module, (ompi_osc_newrma_op_kind_t) slot->kind, slot->acc_op,
+                            slot->acc_dt, PMPI_Op_f2c(slot->acc_op), basic, addr, data, len,
+                            fetch ? result : NULL);
 }
 
 int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
@@ -426,8 +438,42 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
+/* Target side: an ACCS packet (agent), record by record in order, as the
+ * ACC packets they stand for.  A malformed packet stops at its first bad
+ * record; the count is applied even then, the failure going to the
+ * origin's RMA_DONE or UNLOCK (as pkt_handle_puts). */
+static void accs_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_datatype_t *basic = PMPI_Type_f2c(pkt->hdr.acc_dt);
+    ompi_op_t *op = PMPI_Op_f2c(pkt->hdr.acc_op);
+    ompi_osc_newrma_pkt_rec_t rec;
+    const char *data;
+    size_t at = 0;
+    int ret = OMPI_SUCCESS, rc;
+
+    if (module->mbox_polled) {
+        ompi_osc_newrma_shm_mbox_settle(module, acc_mbox_apply); /* as acc_handle */
+    }
+    while (at < pkt->payload_len) {
+        if (OMPI_SUCCESS != ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data)) {
+            ret = OMPI_ERR_BAD_PARAM;
+            break;
+        }
+        rc = ompi_osc_newrma_pkt_test_fail()
+                 ? OMPI_ERROR
+                 : acc_apply_contig(module, OMPI_OSC_NEWRMA_OP_ACC, pkt->hdr.acc_op,
+                                    pkt->hdr.acc_dt, op, basic, rec.addr, data, rec.len, NULL);
+        ret = OMPI_SUCCESS != rc ? rc : ret;
+    }
+    if (OMPI_SUCCESS != ret) {
+        OSC_NEWRMA_VERBOSE(1, "cannot apply an ACCS packet from rank %d: %d", pkt->hdr.src, ret);
+    }
+    ompi_osc_newrma_pkt_count_applied_n(module, pkt, pkt->hdr.count, ret);
+}
+
 void ompi_osc_newrma_acc_register_handlers(ompi_osc_newrma_shm_mbox_apply_fn_t mbox_apply)
 {
     acc_mbox_apply = mbox_apply;
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC, acc_handle);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACCS, accs_handle);
 }
