@@ -219,6 +219,8 @@ struct ompi_osc_newrma_component_t {
     bool puts_join;
     /** small aggregated MPI_Accumulates travel as records of ACCS packets */
     bool acc_records;
+    /** small GETs packed by the call travel as records of GETS packets */
+    bool get_records;
     /** copies 1-64 bytes ahead of their source modulo 4 KiB take the loop:
      * -1 where a probe finds memcpy slow there, 0 never, 1 always */
     int copy_alias;

@@ -201,6 +201,9 @@ int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
                                    ompi_osc_newrma_target_t *target, char *dest, size_t len,
                                    uint64_t taddr)
 {
+    /* a record of a GETS packet: 24 bytes where a GET packet has 64, and
+     * an answer of 16 bytes and the data where a GET_REPLY has 64 */
+    bool records = component.get_records && len <= OMPI_OSC_NEWRMA_PKT_RECS_MAX;
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret = pkt_get_budget(module, len);
 
@@ -214,9 +217,11 @@ int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
     hdr.tag = (uint64_t) (uintptr_t) target; /* held until owed_at_call is 0 */
     hdr.tag2 = (uint64_t) (uintptr_t) dest;
     opal_atomic_add_fetch_32(&target->owed_at_call, 1);
-    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
+    ret = records ? ompi_osc_newrma_pkt_batch_gets(module, target, dest, len, taddr)
+                  : ompi_osc_newrma_pkt_batch_add(module, target, &hdr, NULL, 0, NULL, 0);
     if (OMPI_SUCCESS == ret) {
         target->am_sent++;
+        OMPI_OSC_NEWRMA_STAT_ADD(module, GET_RECORDS, records);
     } else {
         opal_atomic_add_fetch_32(&target->owed_at_call, -1);
         opal_atomic_add_fetch_64(&pkt_get_awaited, -(int64_t) len);
@@ -973,6 +978,69 @@ static void pkt_handle_get(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
+/* A GETS packet's answer (ompi_osc_newrma_pkt_fill_fn_t): for each of its
+ * records, in order, the origin's buffer and length, and the data read. */
+static void pkt_gets_fill(char *at, void *ctx)
+{
+    const ompi_osc_newrma_pkt_t *pkt = ctx;
+    ompi_osc_newrma_pkt_get_rec_t get;
+    ompi_osc_newrma_pkt_rec_t rec;
+
+    for (size_t in = 0; in + sizeof(get) <= pkt->payload_len; in += sizeof(get)) {
+        size_t padded;
+
+        memcpy(&get, pkt->payload + in, sizeof(get));
+        padded = ompi_osc_newrma_pkt_recs_padded(get.len);
+        rec.addr = get.dest;
+        rec.len = get.len;
+        memcpy(at, &rec, sizeof(rec));
+        at += sizeof(rec);
+        ompi_osc_newrma_copy(at, (const void *) (uintptr_t) get.addr, get.len);
+        memset(at + get.len, 0, padded - get.len); /* no uninitialized bytes on the wire */
+        at += padded;
+    }
+}
+
+/* Target side: a GETS packet, answered by one GETS_REPLY with the data of
+ * all its records (written straight into the answers' message).  The
+ * origin checked each range against the window when it packed it.  A
+ * malformed packet, or a record that fails (osc_newrma_test_fail_packet),
+ * is answered without data: the origin's completing call reports it. */
+static void pkt_handle_gets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_pkt_hdr_t reply = {0};
+    ompi_osc_newrma_pkt_get_rec_t get;
+    size_t answer = 0, bytes = 0, in;
+    uint32_t n = 0;
+    int ret = OMPI_SUCCESS, rc;
+
+    for (in = 0; in + sizeof(get) <= pkt->payload_len; in += sizeof(get), ++n) {
+        memcpy(&get, pkt->payload + in, sizeof(get));
+        answer += ompi_osc_newrma_pkt_gets_answer(get.len);
+        bytes += get.len;
+        if (ompi_osc_newrma_pkt_test_fail()) {
+            ret = OMPI_ERROR;
+        }
+    }
+    if (in != pkt->payload_len || n != pkt->hdr.count) {
+        ret = OMPI_ERR_BAD_PARAM;
+    }
+    reply.type = OMPI_OSC_NEWRMA_PKT_GETS_REPLY;
+    reply.status = ret;
+    reply.echo = pkt->hdr.echo;
+    reply.tag = pkt->hdr.tag;
+    reply.count = pkt->hdr.count;
+    reply.len = bytes; /* what its origin's answer budget counted */
+    rc = OMPI_SUCCESS == ret
+             ? ompi_osc_newrma_pkt_reply_fill(module, pkt, &reply, answer, pkt_gets_fill, pkt)
+             : ompi_osc_newrma_pkt_reply(module, pkt, &reply, NULL, 0);
+    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != rc) {
+        OSC_NEWRMA_VERBOSE(1, "cannot answer a GETS packet from rank %d: %d, %d", pkt->hdr.src, ret,
+                           rc);
+    }
+    ompi_osc_newrma_pkt_count_applied_n(module, pkt, pkt->hdr.count, ret);
+}
+
 static void pkt_handle_rma_done(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     pkt_pending_done_t *done = (pkt_pending_done_t *) opal_free_list_get_mt(&pkt_done_free_list);
@@ -1061,6 +1129,35 @@ static void pkt_get_packed_answered(ompi_osc_newrma_module_t *module, ompi_osc_n
     opal_atomic_add_fetch_32(&target->owed_at_call, -1);
 }
 
+/* The answer to a GETS packet: each record's data into the user's buffer,
+ * then the count its synchronization waits on (as pkt_get_packed_answered
+ * for each). */
+static void pkt_handle_gets_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    ompi_osc_newrma_target_t *target = (void *) (uintptr_t) pkt->hdr.tag;
+    ompi_osc_newrma_pkt_rec_t rec;
+    const char *data;
+    int ret = pkt->hdr.status;
+    uint32_t n = 0;
+    size_t at = 0;
+
+    pkt_get_answered(pkt);
+    while (OMPI_SUCCESS == ret && at < pkt->payload_len) {
+        ret = ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data);
+        if (OMPI_SUCCESS == ret) {
+            ompi_osc_newrma_copy((void *) (uintptr_t) rec.addr, data, rec.len);
+            n++;
+        }
+    }
+    if (OMPI_SUCCESS != ret || n != pkt->hdr.count) {
+        OSC_NEWRMA_VERBOSE(1, "rank %d could not answer %u GETs: %d", pkt->hdr.src, pkt->hdr.count,
+                           ret);
+        ompi_osc_newrma_module_error(module, OMPI_ERROR);
+    }
+    opal_atomic_wmb(); /* the data before the count a waiter reads */
+    opal_atomic_add_fetch_32(&target->owed_at_call, -(int32_t) pkt->hdr.count);
+}
+
 static void pkt_handle_get_reply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
     ompi_osc_newrma_op_t *op;
@@ -1104,6 +1201,8 @@ void ompi_osc_newrma_pkt_data_register_handlers(void)
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_PUTS, pkt_handle_puts);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET, pkt_handle_get);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GET_REPLY, pkt_handle_get_reply);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GETS, pkt_handle_gets);
+    ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_GETS_REPLY, pkt_handle_gets_reply);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_RMA_DONE, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_UNLOCK, pkt_handle_rma_done);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_COMPLETE, pkt_handle_rma_done);

@@ -189,6 +189,8 @@ const char *ompi_osc_newrma_pkt_name(int type)
         [OMPI_OSC_NEWRMA_PKT_PUTS] = "PUTS",
         [OMPI_OSC_NEWRMA_PKT_POST] = "POST",
         [OMPI_OSC_NEWRMA_PKT_ACCS] = "ACCS",
+        [OMPI_OSC_NEWRMA_PKT_GETS] = "GETS",
+        [OMPI_OSC_NEWRMA_PKT_GETS_REPLY] = "GETS_REPLY",
     };
 
     if (type <= 0 || type > OMPI_OSC_NEWRMA_PKT_LAST) {
@@ -435,18 +437,20 @@ static size_t pkt_batch_cap(ompi_osc_newrma_module_t *module, int dest)
     return component.aggregate_node_bytes;
 }
 
-/* Add a packet for window rank @p dest to @p batch, sending the batch first
- * when the packet does not fit; one larger than a whole batch goes alone,
- * after the ones before it. */
-static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
-                            bool wait, int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1,
-                            size_t len1, const void *p2, size_t len2)
+/* Room for a packet of @p payload bytes for window rank @p dest at the
+ * end of @p batch, sending the batch first when it does not fit: the
+ * header written, the padding zeroed, *@p at_p where the payload goes; NULL
+ * when the packet is larger than a whole batch (it goes alone). */
+static int pkt_batch_entry(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                           bool wait, int dest, ompi_osc_newrma_pkt_hdr_t *hdr, size_t payload,
+                           char **at_p)
 {
-    size_t payload = len1 + len2, padded = pkt_batch_padded(payload);
+    size_t padded = pkt_batch_padded(payload);
     size_t entry = sizeof(*hdr) + padded, cap;
     char *at;
     int ret;
 
+    *at_p = NULL;
     if (0 == batch->cap) {
         batch->cap = pkt_batch_cap(module, dest);
     }
@@ -459,10 +463,7 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
         }
     }
     if (entry > cap) {
-        ucp_ep_h ep;
-
-        ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
-        return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
+        return OMPI_SUCCESS;
     }
     if (batch->len + entry > batch->capacity) {
         ret = pkt_batch_reserve(batch, batch->len + entry, cap, wait);
@@ -475,12 +476,6 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     at = batch->buf + sizeof(*hdr) + batch->len;
     memcpy(at, hdr, sizeof(*hdr));
     at += sizeof(*hdr);
-    if (len1 > 0) {
-        ompi_osc_newrma_copy(at, p1, len1);
-    }
-    if (len2 > 0) {
-        ompi_osc_newrma_copy(at + len1, p2, len2);
-    }
     if (padded > payload) {
         memset(at + payload, 0, padded - payload); /* no uninitialized bytes on the wire */
     }
@@ -491,6 +486,34 @@ static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_ba
     OSC_NEWRMA_VERBOSE(40, "rank %d window %u: %s for rank %d aggregated (%zu bytes of payload)",
                        module->my_rank, module->cid, ompi_osc_newrma_pkt_name(hdr->type), dest,
                        payload);
+    *at_p = at;
+    return OMPI_SUCCESS;
+}
+
+/* Add a packet for window rank @p dest to @p batch, sending the batch first
+ * when the packet does not fit; one larger than a whole batch goes alone,
+ * after the ones before it. */
+static int pkt_batch_append(ompi_osc_newrma_module_t *module, ompi_osc_newrma_batch_t *batch,
+                            bool wait, int dest, ompi_osc_newrma_pkt_hdr_t *hdr, const void *p1,
+                            size_t len1, const void *p2, size_t len2)
+{
+    char *at;
+    int ret = pkt_batch_entry(module, batch, wait, dest, hdr, len1 + len2, &at);
+    ucp_ep_h ep;
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (NULL == at) {
+        ret = ompi_osc_newrma_pkt_ep(module, dest, &ep);
+        return OMPI_SUCCESS != ret ? ret : pkt_send_ep2(module, ep, dest, hdr, p1, len1, p2, len2);
+    }
+    if (len1 > 0) {
+        ompi_osc_newrma_copy(at, p1, len1);
+    }
+    if (len2 > 0) {
+        ompi_osc_newrma_copy(at + len1, p2, len2);
+    }
     return OMPI_SUCCESS;
 }
 
@@ -606,6 +629,23 @@ static bool pkt_recs_join(ompi_osc_newrma_batch_t *batch, const void *data, size
     return true;
 }
 
+/* A records packet of @p entry bytes (header included) was just added to
+ * @p batch: it ends the batch (unless, larger than a batch, it went alone)
+ * and more records may join it.  Its length counts the padding, as every
+ * record after it does. */
+static void pkt_recs_opened(ompi_osc_newrma_batch_t *batch, size_t entry)
+{
+    size_t hdr = sizeof(ompi_osc_newrma_pkt_hdr_t);
+
+    if (NULL == batch->buf || entry > batch->cap) {
+        return;
+    }
+    batch->recs_at = hdr + batch->len - entry;
+    batch->recs_last = batch->recs_at + hdr;
+    ((ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at))->batch_len =
+        (uint32_t) (entry - hdr);
+}
+
 /* A record for @p target into the records packet like @p hdr (PUTS or
  * ACCS) that ends its batch, or a new one. */
 static int pkt_batch_recs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
@@ -623,13 +663,8 @@ static int pkt_batch_recs(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targ
     }
     hdr->count = 1;
     ret = ompi_osc_newrma_pkt_batch_add(module, target, hdr, &rec, sizeof(rec), data, len);
-    if (OMPI_SUCCESS == ret && NULL != batch->buf && entry <= batch->cap) {
-        /* it ends the batch (one larger than a batch went alone); its
-         * length counts the padding, as every record after it does */
-        batch->recs_at = sizeof(*hdr) + batch->len - entry;
-        batch->recs_last = batch->recs_at + sizeof(*hdr);
-        ((ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at))->batch_len =
-            (uint32_t) (entry - sizeof(*hdr));
+    if (OMPI_SUCCESS == ret) {
+        pkt_recs_opened(batch, entry);
     }
     return ret;
 }
@@ -661,6 +696,62 @@ int ompi_osc_newrma_pkt_batch_accs(ompi_osc_newrma_module_t *module,
     return pkt_batch_recs(module, target, &hdr, data, len, taddr);
 }
 
+/* The most payload a GETS packet's answer may have: what fits one message
+ * with its own header and the BATCH's (the answers go back aggregated in
+ * messages of the same size). */
+static size_t pkt_gets_answer_max(const ompi_osc_newrma_batch_t *batch)
+{
+    size_t overhead = 2 * sizeof(ompi_osc_newrma_pkt_hdr_t);
+
+    return batch->cap > overhead ? batch->cap - overhead : 0;
+}
+
+/* A GET record into the GETS packet that ends @p batch, if its answer
+ * still fits one message (hdr.len: the answer's payload so far). */
+static bool pkt_gets_join(ompi_osc_newrma_batch_t *batch, const ompi_osc_newrma_pkt_get_rec_t *rec)
+{
+    ompi_osc_newrma_pkt_hdr_t *gets = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+    size_t answer = gets->len + ompi_osc_newrma_pkt_gets_answer(rec->len);
+
+    if (batch->len + sizeof(*rec) > batch->cap || answer > pkt_gets_answer_max(batch) ||
+        (batch->len + sizeof(*rec) > batch->capacity &&
+         OMPI_SUCCESS != pkt_batch_reserve(batch, batch->len + sizeof(*rec), batch->cap, true))) {
+        return false;
+    }
+    /* again: growing the batch may have moved its buffer */
+    gets = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+    memcpy(batch->buf + sizeof(ompi_osc_newrma_pkt_hdr_t) + batch->len, rec, sizeof(*rec));
+    gets->batch_len += (uint32_t) sizeof(*rec);
+    gets->len = answer;
+    gets->count++;
+    batch->len += sizeof(*rec);
+    return true;
+}
+
+int ompi_osc_newrma_pkt_batch_gets(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, void *dest, size_t len,
+                                   uint64_t taddr)
+{
+    ompi_osc_newrma_batch_t *batch = &target->batch;
+    ompi_osc_newrma_pkt_get_rec_t rec = {taddr, len, (uint64_t) (uintptr_t) dest};
+    ompi_osc_newrma_pkt_hdr_t hdr = {0};
+    int ret;
+
+    hdr.type = OMPI_OSC_NEWRMA_PKT_GETS;
+    hdr.tag = (uint64_t) (uintptr_t) target; /* echoed: whose owed_at_call */
+    if (pkt_recs_open(batch, &hdr) && pkt_gets_join(batch, &rec)) {
+        OMPI_OSC_NEWRMA_STAT_ADD(module, PACKETS_AGGREGATED, 1);
+        return OMPI_SUCCESS;
+    }
+    hdr.count = 1;
+    hdr.len = ompi_osc_newrma_pkt_gets_answer(len);
+    ret = ompi_osc_newrma_pkt_batch_add(module, target, &hdr, &rec, sizeof(rec), NULL, 0);
+    if (OMPI_SUCCESS == ret) {
+        pkt_recs_opened(batch, sizeof(hdr) + sizeof(rec));
+    }
+    return ret;
+}
+
 int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
                               ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
                               size_t payload_len)
@@ -670,6 +761,35 @@ int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_n
                                 payload_len, NULL, 0);
     }
     return ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, payload, payload_len);
+}
+
+int ompi_osc_newrma_pkt_reply_fill(ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_pkt_t *pkt, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                   size_t payload_len, ompi_osc_newrma_pkt_fill_fn_t fill,
+                                   void *ctx)
+{
+    char *at = NULL;
+    int ret;
+
+    if (NULL != pkt->replies) {
+        ret = pkt_batch_entry(module, pkt->replies, false, pkt->hdr.src, hdr, payload_len, &at);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        if (NULL != at) {
+            fill(at, ctx);
+            return OMPI_SUCCESS;
+        }
+    }
+    /* alone: written in a buffer of the transport's pool first */
+    at = ompi_osc_newrma_ucx_am_buffer(0, payload_len);
+    if (NULL == at) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    fill(at, ctx);
+    ret = ompi_osc_newrma_pkt_send(module, pkt->hdr.src, hdr, at, payload_len);
+    ompi_osc_newrma_ucx_am_buffer_free(at);
+    return ret;
 }
 
 /* A synchronization packet (RMA_DONE, UNLOCK, COMPLETE, FENCE_DONE) behind the
@@ -1061,6 +1181,7 @@ static bool pkt_landing_hold(ompi_osc_newrma_pkt_t *pkt)
     if (opal_list_is_empty(&pkt_landings) ||
         (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_LANDED | OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) ||
         OMPI_OSC_NEWRMA_PKT_GET_REPLY == pkt->hdr.type ||
+        OMPI_OSC_NEWRMA_PKT_GETS_REPLY == pkt->hdr.type ||
         OMPI_OSC_NEWRMA_PKT_ACC_REPLY == pkt->hdr.type) {
         return false;
     }
@@ -1114,6 +1235,7 @@ static bool pkt_of_window(const ompi_osc_newrma_pkt_t *pkt)
         case OMPI_OSC_NEWRMA_PKT_FENCE_DONE:
         case OMPI_OSC_NEWRMA_PKT_PUTS:
         case OMPI_OSC_NEWRMA_PKT_ACCS:
+        case OMPI_OSC_NEWRMA_PKT_GETS:
             return true;
         default:
             return false;
@@ -1169,6 +1291,7 @@ static void pkt_learn_drained(ompi_osc_newrma_module_t *module, const ompi_osc_n
         case OMPI_OSC_NEWRMA_PKT_SINGLE_ACK:
         case OMPI_OSC_NEWRMA_PKT_ACC_REPLY:
         case OMPI_OSC_NEWRMA_PKT_GET_REPLY:
+        case OMPI_OSC_NEWRMA_PKT_GETS_REPLY:
         case OMPI_OSC_NEWRMA_PKT_POST:
             break;
         default:
@@ -1298,7 +1421,8 @@ static ompi_osc_newrma_pkt_t *pkt_dequeue(void)
 static bool pkt_type_bytes_only(uint8_t type)
 {
     return OMPI_OSC_NEWRMA_PKT_PUT == type || OMPI_OSC_NEWRMA_PKT_PUTS == type ||
-           OMPI_OSC_NEWRMA_PKT_GET_REPLY == type;
+           OMPI_OSC_NEWRMA_PKT_GET_REPLY == type || OMPI_OSC_NEWRMA_PKT_GETS == type ||
+           OMPI_OSC_NEWRMA_PKT_GETS_REPLY == type;
 }
 
 /* The payload of a packet of @p type is only copied (pkt_type_bytes_only),

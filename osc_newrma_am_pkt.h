@@ -88,11 +88,21 @@ typedef enum {
      * (acc_op, acc_dt; ompi_osc_newrma_pkt_batch_accs): records as a PUTS
      * packet's, each reduced into the window in order; count: the
      * accumulates it carries, which count as that many ACC packets */
-    OMPI_OSC_NEWRMA_PKT_ACCS
+    OMPI_OSC_NEWRMA_PKT_ACCS,
+    /** small contiguous GETs packed by the call
+     * (ompi_osc_newrma_pkt_batch_gets): payload = records
+     * (ompi_osc_newrma_pkt_get_rec_t), read in order; count: the GETs it
+     * carries, which count as that many GET packets; tag: the origin's
+     * target element; len: the bytes of its answer's payload */
+    OMPI_OSC_NEWRMA_PKT_GETS,
+    /** answers a GETS packet (tag echoed, status): a record per GET
+     * (ompi_osc_newrma_pkt_rec_t: the origin's buffer, the length), then
+     * the data read, padded to 8; count: its records; len: the bytes read */
+    OMPI_OSC_NEWRMA_PKT_GETS_REPLY
 } ompi_osc_newrma_pkt_type_t;
 
 /** the highest packet type (bounds the name and handler tables) */
-#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_ACCS
+#define OMPI_OSC_NEWRMA_PKT_LAST OMPI_OSC_NEWRMA_PKT_GETS_REPLY
 
 #define OMPI_OSC_NEWRMA_PKT_FLAG_EXCLUSIVE 0x01
 #define OMPI_OSC_NEWRMA_PKT_FLAG_GET       0x02
@@ -177,6 +187,20 @@ typedef struct {
 static inline size_t ompi_osc_newrma_pkt_recs_padded(size_t len)
 {
     return (len + OMPI_OSC_NEWRMA_PKT_RECS_ALIGN - 1) & ~(OMPI_OSC_NEWRMA_PKT_RECS_ALIGN - 1);
+}
+
+/** One record of a GETS packet: @c len bytes at @c addr, for the origin's
+ * buffer at @c dest. */
+typedef struct {
+    uint64_t addr;
+    uint64_t len;
+    uint64_t dest;
+} ompi_osc_newrma_pkt_get_rec_t;
+
+/** Bytes a GET of @p len bytes takes in its GETS_REPLY. */
+static inline size_t ompi_osc_newrma_pkt_gets_answer(size_t len)
+{
+    return sizeof(ompi_osc_newrma_pkt_rec_t) + ompi_osc_newrma_pkt_recs_padded(len);
 }
 
 /** The packets of one BATCH its handlers counted as applied, counted for
@@ -270,6 +294,17 @@ int ompi_osc_newrma_pkt_batch_flush(ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_pkt_target_release(ompi_osc_newrma_module_t *module,
                                         ompi_osc_newrma_target_t *target);
 
+/**
+ * Aggregation of a small contiguous GET packed by the call (at most
+ * OMPI_OSC_NEWRMA_PKT_RECS_MAX bytes) from @p target into @p dest: a record
+ * in the GETS packet that ends its aggregated message, if its answer still
+ * fits one message, or in a new one.  The caller counts it (am_sent,
+ * owed_at_call, the answers' budget) as a GET packet.
+ */
+int ompi_osc_newrma_pkt_batch_gets(ompi_osc_newrma_module_t *module,
+                                   ompi_osc_newrma_target_t *target, void *dest, size_t len,
+                                   uint64_t taddr);
+
 /** Send every target's aggregated packets (one message each): a progress
  * round ends here, so nobody waits on a packet still held. */
 int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
@@ -280,6 +315,17 @@ int ompi_osc_newrma_pkt_batch_flush_all(ompi_osc_newrma_module_t *module);
 int ompi_osc_newrma_pkt_reply(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
                               ompi_osc_newrma_pkt_hdr_t *hdr, const void *payload,
                               size_t payload_len);
+
+/** Writes an answer's @p payload_len bytes of payload at @p at. */
+typedef void (*ompi_osc_newrma_pkt_fill_fn_t)(char *at, void *ctx);
+
+/** As ompi_osc_newrma_pkt_reply, the payload written by @p fill(@p ctx)
+ * where it goes (the answers' aggregated message) instead of copied there;
+ * an answer larger than a message is written in a pooled buffer first. */
+int ompi_osc_newrma_pkt_reply_fill(ompi_osc_newrma_module_t *module,
+                                   const ompi_osc_newrma_pkt_t *pkt, ompi_osc_newrma_pkt_hdr_t *hdr,
+                                   size_t payload_len, ompi_osc_newrma_pkt_fill_fn_t fill,
+                                   void *ctx);
 
 /** Printable name of a packet type (verbose output). */
 const char *ompi_osc_newrma_pkt_name(int type);

@@ -275,6 +275,14 @@ static void register_ucx_transfers(void)
                   "type's description), applied in order with the message's other packets; "
                   "0: an ACC packet each (default: 1)",
                   &component.acc_records, true);
+    register_bool("get_records",
+                  "UCX path: a small contiguous MPI_Get (up to 256 bytes) requested by the "
+                  "call in its target's aggregated message travels as a record of a GETS "
+                  "packet (24 bytes each, where a GET packet has 64), and the target answers "
+                  "all of a GETS packet's records with one GETS_REPLY (16 bytes and the data "
+                  "each, where a GET_REPLY has 64); 0: a GET packet and a GET_REPLY each "
+                  "(default: 1)",
+                  &component.get_records, true);
     register_ulong("get_rdma_bytes",
                    "UCX path: a contiguous GET of at least this many bytes (up to "
                    "aggregate_threshold; larger ones are RDMA anyway) goes by UCX RDMA where the "
@@ -538,7 +546,7 @@ static void register_caches_and_hooks(void)
         "test_fail_packet",
         "Test hook: the Nth PUT, GET or accumulate packet this process applies as a target "
         "fails (not applied), to check that the origin's completing call returns an "
-        "error; each record of a PUTS or ACCS packet counts as one (osc_newrma_puts_join 0 "
+        "error; each record of a PUTS, ACCS or GETS packet counts as one (osc_newrma_puts_join 0 "
         "makes a record one PUT or accumulate); 0 never (default: 0)",
         &component.test_fail_packet, 0);
     register_int("test_fail_create",

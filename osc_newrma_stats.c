@@ -62,6 +62,10 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                           "MPI_Accumulates packed by the call as records of "
                                           "an ACCS packet (see acc_records; counted in "
                                           "packed_at_call too)"},
+    [OMPI_OSC_NEWRMA_STAT_GET_RECORDS] = {"get_records",
+                                          "MPI_Gets requested by the call as records of a "
+                                          "GETS packet, answered by one GETS_REPLY (see "
+                                          "get_records; counted in packed_at_call too)"},
     [OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL] = {"mailbox_at_call",
                                               "Small contiguous operations to an idle "
                                               "node-local target posted to its mailbox by the "

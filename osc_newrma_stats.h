@@ -40,6 +40,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED,
     OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL,     /**< PUTs aggregated without an op element */
     OMPI_OSC_NEWRMA_STAT_ACC_RECORDS,        /**< of them, accumulates as ACCS records */
+    OMPI_OSC_NEWRMA_STAT_GET_RECORDS,        /**< of them, GETs as GETS records */
     OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL,    /**< accesses posted to a mailbox without one */
     OMPI_OSC_NEWRMA_STAT_RDMA_AT_CALL,       /**< GETs and PUTs by RDMA without one */
     OMPI_OSC_NEWRMA_STAT_COPY_AT_CALL,       /**< GETs and PUTs copied without one */
