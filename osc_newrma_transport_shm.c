@@ -1039,6 +1039,14 @@ bool ompi_osc_newrma_shm_cma_works(int32_t pid, uint64_t remote)
 #define CMA_PROBE_BYTES  32768
 #define CMA_PROBE_SMALL  8
 #define CMA_PROBE_ROUNDS 8
+/* The most a copy of CMA_PROBE_SMALL bytes may take where the copy is
+ * cheap: small operations take it then (cma_small_bytes, cma_stream_bytes),
+ * where the target's mailbox answers in 0.3-0.5 us.  0.37 us on the kernel
+ * whose copy was cheap; 1.4-1.8 on the one of 2026-11-30, whose memcpy of
+ * 32 KiB the probe read as 0.61 us in most processes and 1.0-1.2 in some:
+ * those found the copy cheap by the difference alone, and their small
+ * GETs took 2.0-2.5 us instead of 0.3-0.45 (a third of the launches). */
+#define CMA_PROBE_FIXED_NS 1000
 
 /* Nanoseconds of one cross-memory copy of @p len bytes into this process's
  * own @p dst (the kernel walks and pins the pages as for a peer's), or of
@@ -1076,7 +1084,8 @@ bool ompi_osc_newrma_shm_cma_cheap(void)
             t = cma_probe_one(dst, src, CMA_PROBE_BYTES, false);
             copy = t < copy ? t : copy;
         }
-        cheap = UINT64_MAX != large && large - (small < large ? small : large) < 3 * copy;
+        cheap = UINT64_MAX != large && small <= CMA_PROBE_FIXED_NS &&
+                large - (small < large ? small : large) < 3 * copy;
         OSC_NEWRMA_VERBOSE(10,
                            "cross-memory copy of %d bytes %llu ns, of %d %llu, memcpy of %d %llu: "
                            "%s",
