@@ -855,27 +855,38 @@ int ompi_osc_newrma_pkt_rec_next(const ompi_osc_newrma_pkt_t *pkt, size_t *at_p,
     return OMPI_SUCCESS;
 }
 
+int ompi_osc_newrma_pkt_recs_apply(const ompi_osc_newrma_pkt_t *pkt,
+                                   ompi_osc_newrma_pkt_rec_fn_t apply, void *ctx)
+{
+    ompi_osc_newrma_pkt_rec_t rec;
+    const char *data;
+    size_t at = 0;
+    int ret = OMPI_SUCCESS, rc;
+
+    while (at < pkt->payload_len) {
+        if (OMPI_SUCCESS != ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data)) {
+            return OMPI_ERR_BAD_PARAM;
+        }
+        rc = ompi_osc_newrma_pkt_test_fail() ? OMPI_ERROR : apply(ctx, &rec, data);
+        ret = OMPI_SUCCESS != rc ? rc : ret;
+    }
+    return ret;
+}
+
+static int pkt_put_rec(void *ctx, const ompi_osc_newrma_pkt_rec_t *rec, const char *data)
+{
+    (void) ctx;
+    ompi_osc_newrma_copy((void *) (uintptr_t) rec->addr, data, rec->len);
+    return OMPI_SUCCESS;
+}
+
 /* Small PUTs, record by record, in order.  A malformed packet stops at
  * its first bad record; the count is applied even then (as pkt_handle_put
  * does), the failure going to the origin's RMA_DONE or UNLOCK. */
 static void pkt_handle_puts(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_osc_newrma_pkt_rec_t rec;
-    const char *data;
-    size_t at = 0;
-    int ret = OMPI_SUCCESS;
+    int ret = ompi_osc_newrma_pkt_recs_apply(pkt, pkt_put_rec, NULL);
 
-    while (at < pkt->payload_len) {
-        if (OMPI_SUCCESS != ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data)) {
-            ret = OMPI_ERR_BAD_PARAM;
-            break;
-        }
-        if (ompi_osc_newrma_pkt_test_fail()) {
-            ret = OMPI_ERROR;
-        } else {
-            ompi_osc_newrma_copy((void *) (uintptr_t) rec.addr, data, rec.len);
-        }
-    }
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(1, "cannot apply a PUTS packet from rank %d: %d", pkt->hdr.src, ret);
     }

@@ -139,11 +139,22 @@ void ompi_osc_newrma_pkt_count_applied(ompi_osc_newrma_module_t *module,
 void ompi_osc_newrma_pkt_count_applied_n(ompi_osc_newrma_module_t *module,
                                          const ompi_osc_newrma_pkt_t *pkt, uint32_t n, int status);
 
-/** Target side: the record of a PUTS or ACCS packet at payload offset
+/** The record of a PUTS, ACCS or GETS_REPLY packet at payload offset
  * *@p at_p into *@p rec, its data at *@p data_p, and *@p at_p moved past
  * it; OMPI_ERR_BAD_PARAM when it overruns the payload. */
 int ompi_osc_newrma_pkt_rec_next(const ompi_osc_newrma_pkt_t *pkt, size_t *at_p,
                                  ompi_osc_newrma_pkt_rec_t *rec, const char **data_p);
+
+/** Applies one record (its @p data: rec->len bytes) of a records packet. */
+typedef int (*ompi_osc_newrma_pkt_rec_fn_t)(void *ctx, const ompi_osc_newrma_pkt_rec_t *rec,
+                                            const char *data);
+
+/** Target side: @p apply(@p ctx) on each record of a PUTS or ACCS packet,
+ * in order, each counted by the test hook (ompi_osc_newrma_pkt_test_fail:
+ * that one is not applied).  Stops at a malformed record
+ * (OMPI_ERR_BAD_PARAM); else the last failure, or OMPI_SUCCESS. */
+int ompi_osc_newrma_pkt_recs_apply(const ompi_osc_newrma_pkt_t *pkt,
+                                   ompi_osc_newrma_pkt_rec_fn_t apply, void *ctx);
 
 /** A packet sent by rendezvous whose payload is a layout description
  * (hdr.desc_len bytes, perhaps carried in its header) and hdr.len bytes of

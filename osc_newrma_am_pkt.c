@@ -582,6 +582,27 @@ static bool pkt_recs_open(const ompi_osc_newrma_batch_t *batch,
     return open->type == like->type && open->acc_op == like->acc_op && open->acc_dt == like->acc_dt;
 }
 
+/* Whether @p add more bytes fit the records packet that ends @p batch
+ * (growing the batch's buffer up to its cap, which may move it). */
+static bool pkt_recs_room(ompi_osc_newrma_batch_t *batch, size_t add)
+{
+    return batch->len + add <= batch->cap &&
+           (batch->len + add <= batch->capacity ||
+            OMPI_SUCCESS == pkt_batch_reserve(batch, batch->len + add, batch->cap, true));
+}
+
+/* The records packet that ends @p batch took @p add more bytes and one more
+ * operation: its header, to which they were counted. */
+static ompi_osc_newrma_pkt_hdr_t *pkt_recs_grown(ompi_osc_newrma_batch_t *batch, size_t add)
+{
+    ompi_osc_newrma_pkt_hdr_t *recs = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+
+    recs->batch_len += (uint32_t) add;
+    recs->count++;
+    batch->len += add;
+    return recs;
+}
+
 /* @p len bytes of @p data for @p taddr into the records packet that ends
  * @p batch, if there is room (it may grow the batch up to its cap): after
  * its last record when they continue it (that record's data unpadded),
@@ -596,12 +617,9 @@ static bool pkt_recs_join(ompi_osc_newrma_batch_t *batch, const void *data, size
                  0 == last->len % OMPI_OSC_NEWRMA_PKT_RECS_ALIGN;
     size_t padded = ompi_osc_newrma_pkt_recs_padded(len);
     size_t add = padded + (joins ? 0 : sizeof(*last));
-    ompi_osc_newrma_pkt_hdr_t *recs;
     char *at;
 
-    if (batch->len + add > batch->cap ||
-        (batch->len + add > batch->capacity &&
-         OMPI_SUCCESS != pkt_batch_reserve(batch, batch->len + add, batch->cap, true))) {
+    if (!pkt_recs_room(batch, add)) {
         return false;
     }
     at = batch->buf + sizeof(ompi_osc_newrma_pkt_hdr_t) + batch->len;
@@ -622,10 +640,7 @@ static bool pkt_recs_join(ompi_osc_newrma_batch_t *batch, const void *data, size
         ompi_osc_newrma_copy(at, data, len);
         memset(at + len, 0, padded - len); /* no uninitialized bytes on the wire */
     }
-    recs = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
-    recs->batch_len += (uint32_t) add;
-    recs->count++;
-    batch->len += add;
+    pkt_recs_grown(batch, add);
     return true;
 }
 
@@ -710,21 +725,15 @@ static size_t pkt_gets_answer_max(const ompi_osc_newrma_batch_t *batch)
  * still fits one message (hdr.len: the answer's payload so far). */
 static bool pkt_gets_join(ompi_osc_newrma_batch_t *batch, const ompi_osc_newrma_pkt_get_rec_t *rec)
 {
-    ompi_osc_newrma_pkt_hdr_t *gets = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
+    const ompi_osc_newrma_pkt_hdr_t *gets =
+        (const ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
     size_t answer = gets->len + ompi_osc_newrma_pkt_gets_answer(rec->len);
 
-    if (batch->len + sizeof(*rec) > batch->cap || answer > pkt_gets_answer_max(batch) ||
-        (batch->len + sizeof(*rec) > batch->capacity &&
-         OMPI_SUCCESS != pkt_batch_reserve(batch, batch->len + sizeof(*rec), batch->cap, true))) {
+    if (answer > pkt_gets_answer_max(batch) || !pkt_recs_room(batch, sizeof(*rec))) {
         return false;
     }
-    /* again: growing the batch may have moved its buffer */
-    gets = (ompi_osc_newrma_pkt_hdr_t *) (batch->buf + batch->recs_at);
     memcpy(batch->buf + sizeof(ompi_osc_newrma_pkt_hdr_t) + batch->len, rec, sizeof(*rec));
-    gets->batch_len += (uint32_t) sizeof(*rec);
-    gets->len = answer;
-    gets->count++;
-    batch->len += sizeof(*rec);
+    pkt_recs_grown(batch, sizeof(*rec))->len = answer;
     return true;
 }
 

@@ -438,33 +438,36 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     ompi_osc_newrma_pkt_count_applied(module, pkt, ret);
 }
 
+/* What an ACCS packet's records are applied with: its window, op and type. */
+typedef struct {
+    ompi_osc_newrma_module_t *module;
+    const ompi_osc_newrma_pkt_hdr_t *hdr;
+    ompi_op_t *op;
+    ompi_datatype_t *basic;
+} accs_apply_t;
+
+static int accs_rec(void *ctx, const ompi_osc_newrma_pkt_rec_t *rec, const char *data)
+{
+    const accs_apply_t *a = ctx;
+
+    return acc_apply_contig(a->module, OMPI_OSC_NEWRMA_OP_ACC, a->hdr->acc_op, a->hdr->acc_dt,
+                            a->op, a->basic, rec->addr, data, rec->len, NULL);
+}
+
 /* Target side: an ACCS packet (agent), record by record in order, as the
  * ACC packets they stand for.  A malformed packet stops at its first bad
  * record; the count is applied even then, the failure going to the
  * origin's RMA_DONE or UNLOCK (as pkt_handle_puts). */
 static void accs_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
 {
-    ompi_datatype_t *basic = PMPI_Type_f2c(pkt->hdr.acc_dt);
-    ompi_op_t *op = PMPI_Op_f2c(pkt->hdr.acc_op);
-    ompi_osc_newrma_pkt_rec_t rec;
-    const char *data;
-    size_t at = 0;
-    int ret = OMPI_SUCCESS, rc;
+    accs_apply_t a = {module, &pkt->hdr, PMPI_Op_f2c(pkt->hdr.acc_op),
+                      PMPI_Type_f2c(pkt->hdr.acc_dt)};
+    int ret;
 
     if (module->mbox_polled) {
         ompi_osc_newrma_shm_mbox_settle(module, acc_mbox_apply); /* as acc_handle */
     }
-    while (at < pkt->payload_len) {
-        if (OMPI_SUCCESS != ompi_osc_newrma_pkt_rec_next(pkt, &at, &rec, &data)) {
-            ret = OMPI_ERR_BAD_PARAM;
-            break;
-        }
-        rc = ompi_osc_newrma_pkt_test_fail()
-                 ? OMPI_ERROR
-                 : acc_apply_contig(module, OMPI_OSC_NEWRMA_OP_ACC, pkt->hdr.acc_op,
-                                    pkt->hdr.acc_dt, op, basic, rec.addr, data, rec.len, NULL);
-        ret = OMPI_SUCCESS != rc ? rc : ret;
-    }
+    ret = ompi_osc_newrma_pkt_recs_apply(pkt, accs_rec, &a);
     if (OMPI_SUCCESS != ret) {
         OSC_NEWRMA_VERBOSE(1, "cannot apply an ACCS packet from rank %d: %d", pkt->hdr.src, ret);
     }
