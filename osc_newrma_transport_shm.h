@@ -27,21 +27,25 @@ struct ompi_communicator_t;
  * line; the layout's "lines" are relative to it); the segment is made
  * this much larger. */
 #define OMPI_OSC_NEWRMA_SHM_ORIGIN 64
-/** The windows' memory starts this far past a 4 KiB boundary, where
- * glibc's large allocations (mmap'd chunks) start.  The copies of PUT and
- * GET run between it and the user's buffers, and `rep movsb` is fastest
- * when the source is the same distance into 4 KiB as the destination or a
- * little ahead, slowest when the destination is a little ahead: 2 MiB
- * PUTs from a fresh malloc'd buffer moved 36-39 GB/s into memory 128 bytes
- * into its page, 45-48 into memory 16 bytes in (GETs 45 either way).  A
- * page-aligned buffer is 16 bytes behind: GETs into it are at the fast
- * distance, PUTs from it at the short one, where ompi_osc_newrma_copy
- * takes its loop on CPUs whose memcpy is slow there. */
-#define OMPI_OSC_NEWRMA_SHM_MEM_OFFSET 16
+/** The windows' memory starts this far past a 4 KiB boundary: half a page
+ * past where glibc's large allocations (mmap'd chunks) start.  The copies
+ * of PUT and GET run between it and the user's buffers, and `rep movsb`
+ * is fastest when the source is the same distance into 4 KiB as the
+ * destination or a little ahead, or half a page away, slowest when the
+ * destination is a little ahead: 2 MiB PUTs from a fresh malloc'd buffer
+ * moved 36-39 GB/s into memory 128 bytes into its page, 45-48 into memory
+ * 16 bytes in, 46-47 into memory 2064 bytes in (GETs 45-47 each way).  At
+ * 16 bytes in, the window and such a buffer fell into the same L1 cache
+ * sets element for element, and reductions that cannot use vectors ran
+ * slower: a long double SUM of 2 MiB (x87) 520-600 us against 467-471 at
+ * 2064; the vector loops (double SUM and MAX, 1-byte SUM) 33-40 GB/s
+ * either way.  A page-aligned buffer is 2064 bytes behind. */
+#define OMPI_OSC_NEWRMA_SHM_MEM_OFFSET 2064
 /** The gap between the control part (a whole number of pages from ORIGIN)
- * and the windows' memory that puts the memory MEM_OFFSET into 4 KiB: most
- * of a page of address space, no more resident memory (the gap holds no
- * data; its pages are the control part's last and the memory's first). */
+ * and the windows' memory that puts the memory MEM_OFFSET into 4 KiB: a
+ * page and a half of address space, no more resident memory (the gap
+ * holds no data; its pages are the control part's last, one never
+ * touched, and the memory's first). */
 #define OMPI_OSC_NEWRMA_SHM_SKEW                                                                   \
     (4096 - OMPI_OSC_NEWRMA_SHM_ORIGIN + OMPI_OSC_NEWRMA_SHM_MEM_OFFSET)
 
