@@ -19,7 +19,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** One process's lock word; a cache line of its own in the shared segment. */
+/** One process's lock word and accumulate lock, a cache line each in the
+ * shared segment: the target's agent takes the accumulate lock for every
+ * accumulate it applies, and on a line of their own the origin's lock and
+ * unlock around such an accumulate fetched the line back from the agent's
+ * core twice an epoch (8-byte SUM + lock/unlock on a create window 0.56
+ * against + flush 0.31 us). */
 typedef struct {
     /** next ticket to hand out */
     volatile int32_t users;
@@ -30,11 +35,14 @@ typedef struct {
     /** tickets drawn by the owner's agent for remote origins, not yet served;
      * an origin releasing directly then wakes the agent with a packet */
     volatile int32_t agent_waiting;
+    char pad[48];
     /** the accumulate lock: taken, by anyone applying accumulates to this
      * process's memory, only for elements CPU atomics cannot update */
     volatile int32_t acc_lock;
-    char pad[44];
+    char acc_pad[60];
 } ompi_osc_newrma_lockword_t;
+
+_Static_assert(sizeof(ompi_osc_newrma_lockword_t) == 128, "a lock word is two cache lines");
 
 /** Draw a ticket. */
 int32_t ompi_osc_newrma_lockword_ticket(ompi_osc_newrma_lockword_t *word);
