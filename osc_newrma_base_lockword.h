@@ -21,10 +21,10 @@
 
 /** One process's lock word and accumulate lock, a cache line each in the
  * shared segment: the target's agent takes the accumulate lock for every
- * accumulate it applies, and on a line of their own the origin's lock and
- * unlock around such an accumulate fetched the line back from the agent's
- * core twice an epoch (8-byte SUM + lock/unlock on a create window 0.56
- * against + flush 0.31 us). */
+ * accumulate it applies, and while both shared one line, an origin's lock
+ * and unlock around such an accumulate fetched it back from the agent's
+ * core twice an epoch (8-byte SUM + lock/unlock on a create window 0.35
+ * us so, 0.29-0.31 now; + flush 0.24). */
 typedef struct {
     /** next ticket to hand out */
     volatile int32_t users;
