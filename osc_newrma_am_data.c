@@ -203,7 +203,7 @@ int ompi_osc_newrma_pkt_get_packed(ompi_osc_newrma_module_t *module,
 {
     /* a record of a GETS packet: 24 bytes where a GET packet has 64, and
      * an answer of 16 bytes and the data where a GET_REPLY has 64 */
-    bool records = component.get_records && len <= OMPI_OSC_NEWRMA_PKT_RECS_MAX;
+    bool records = component.get_records && len <= OMPI_OSC_NEWRMA_PKT_GETS_MAX;
     ompi_osc_newrma_pkt_hdr_t hdr = {0};
     int ret = pkt_get_budget(module, len);
 

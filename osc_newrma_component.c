@@ -276,7 +276,7 @@ static void register_ucx_transfers(void)
                   "0: an ACC packet each (default: 1)",
                   &component.acc_records, true);
     register_bool("get_records",
-                  "UCX path: a small contiguous MPI_Get (up to 256 bytes) requested by the "
+                  "UCX path: a small contiguous MPI_Get (up to 512 bytes) requested by the "
                   "call in its target's aggregated message travels as a record of a GETS "
                   "packet (24 bytes each, where a GET packet has 64), and the target answers "
                   "all of a GETS packet's records with one GETS_REPLY (16 bytes and the data "

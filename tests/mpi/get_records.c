@@ -8,7 +8,8 @@
  * pattern of its own, rewritten by its owner before every round.  Every
  * rank runs, round by round, a seeded program of GETs from every rank's
  * window (its own too): most of 1-64 bytes, some of 65-256, a few of
- * 257-600 (a GET packet of their own, which ends the GETS packet), runs
+ * 257-768 (records up to 512 bytes, OMPI_OSC_NEWRMA_PKT_GETS_MAX; above,
+ * a GET packet of their own, which ends the GETS packet), runs
  * of adjacent ones and jumps, of MPI_BYTE and of MPI_INT, into buffers
  * that lie one after the other or apart, and now and then an
  * MPI_Accumulate on a counter of the target (a packet between GETs).
@@ -27,7 +28,7 @@
 #define AREA    4096
 #define COUNTER AREA /* then a counter per origin, 8 bytes each */
 /* bytes of destination a round's program for one target can take */
-#define DEST_BYTES (STEPS * 640)
+#define DEST_BYTES (STEPS * 800)
 
 /* One step: a GET of size bytes at offset at (of MPI_INT when ints) into
  * the round's destination at dest, or an MPI_Accumulate on the counter. */
@@ -46,7 +47,7 @@ static size_t step_size(mtest_rng_t *r)
     if (pick < 18) {
         return 65 + mtest_rng_next(r) % 192;
     }
-    return 257 + mtest_rng_next(r) % 344;
+    return 257 + mtest_rng_next(r) % 512;
 }
 
 static int program(int origin, int target, int round, step_t *steps)
