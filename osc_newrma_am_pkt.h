@@ -186,8 +186,8 @@ typedef struct {
 /** The largest GET a GETS packet asks for: its record and answer take 24
  * and 16 bytes where a GET packet and its GET_REPLY take 64 each, and one
  * loop answers them all.  64 GETs of 512 bytes + flush on one node moved
- * 2.1-2.5 GB/s so against 1.2-1.8 as GET packets (under fence 3.5-3.6
- * against 3.0); at 1 KiB no faster. */
+ * 2.0-2.5 GB/s so against 1.2-1.8 as GET packets (under fence 2.9-3.6
+ * against 2.5-3.1; six alternating runs); at 1 KiB no faster. */
 #define OMPI_OSC_NEWRMA_PKT_GETS_MAX ((size_t) 512)
 
 static inline size_t ompi_osc_newrma_pkt_recs_padded(size_t len)
