@@ -208,10 +208,10 @@ static void register_ucx_transfers(void)
                    "the receiver's copy out of its receive buffer; later packets of the same "
                    "origin wait at the target until the data is there.  To a peer reached over "
                    "TCP an accumulate of as many bytes goes by rendezvous too (its operands "
-                   "land in one buffer at the target and are applied from there; a fetching "
-                   "one's old values land straight in the result buffer, in chunks of 256 KiB "
-                   "that overlap); 0 never; info key \"rndv_threshold\" overrides (default: "
-                   "262144)",
+                   "land in a buffer at the target and are applied from there; a fetching "
+                   "one's old values land straight in the result buffer; in chunks of 1 MiB, an "
+                   "MPI_REPLACE or a read without the lock in one piece); 0 never; info key "
+                   "\"rndv_threshold\" overrides (default: 262144)",
                    &component.rndv_threshold, 262144);
     register_bool("lone_rdma",
                   "UCX path: a contiguous PUT or GET of at most aggregate_threshold bytes that "

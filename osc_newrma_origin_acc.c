@@ -46,9 +46,9 @@ size_t ompi_osc_newrma_acc_chunk(const ompi_osc_newrma_module_t *module,
     return acc_whole_elements(basic, chunk);
 }
 
-size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool fetch)
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool whole)
 {
-    return acc_whole_elements(basic, fetch ? OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK
+    return acc_whole_elements(basic, whole ? OMPI_OSC_NEWRMA_ACC_RNDV_WHOLE_CHUNK
                                            : OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK);
 }
 
@@ -165,20 +165,24 @@ void ompi_osc_newrma_acc_pkt_fill(struct ompi_osc_newrma_pkt_hdr_t *hdr, ompi_os
 }
 
 /* Whether @p op goes by rendezvous to a target whose transport emulates
- * RDMA (TCP): an accumulate of at least rndv_threshold bytes.  An
- * MPI_Accumulate's operands land in one buffer at the target, in chunks of
- * OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK, and are applied from there in one pass,
- * as osc/pt2pt's receive does.  A fetching one's old values come back the
- * same way, straight into the result stream, in chunks of
- * OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK so that the three steps (operands,
- * reduction, old values) overlap.  In eager chunks of 64 KiB over TCP
- * every byte was copied once more, out of UCX's receive segment (an
- * MPI_REPLACE of 2 MiB in a lock epoch took 2-4 times osc/pt2pt's time; by
- * rendezvous 0.77-0.93 times the eager chunks' in one run; a 2 MiB
- * MPI_Get_accumulate SUM in a lock epoch 1446-1455 us eagerly, 779-843 in
- * 256 KiB rendezvous chunks, 922-1067 in 512 KiB and 1 MiB ones, in
- * alternating runs on 2026-11-29); over UCX's shared memory the eager
- * chunks were faster (0.54-0.85 times). */
+ * RDMA (TCP): an accumulate of at least rndv_threshold bytes.  Its operands
+ * land in a buffer at the target, in chunks of OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK,
+ * and are applied from there in one pass each, as osc/pt2pt's receive
+ * does; a fetching one's old values come back the same way, straight into
+ * the result stream.  In eager chunks of 64 KiB over TCP every byte was
+ * copied once more, out of UCX's receive segment (an MPI_REPLACE of 2 MiB
+ * in a lock epoch took 2-4 times osc/pt2pt's time; by rendezvous 0.77-0.93
+ * times the eager chunks' in one run); over UCX's shared memory the eager
+ * chunks were faster (0.54-0.85 times).  A chunk's rendezvous costs UCX's
+ * TCP put_zcopy scheme (the component's) some 60 us of round trips, and the
+ * next chunk lands only after it: a 2 MiB MPI_Get_accumulate SUM in a lock
+ * epoch took 2240-2370 us in chunks of 64 KiB, 1730-1770 in 128 KiB,
+ * 1250-1320 in 256 KiB, 710-830 in 512 KiB, 690-740 in 1 MiB and 760-810
+ * in one (osc/pt2pt 740-830; 2026-12-01).  Letting the next chunk land
+ * beside the last was slower still (4 MiB 2100-2700 against 1470-1610).
+ * An MPI_REPLACE stays whole: it lands straight in the window under the
+ * lock, and a second chunk waited for the first (2 MiB under PSCW 324-413
+ * us in two chunks, 281-316 in one). */
 static bool acc_rndv(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                      const ompi_osc_newrma_op_t *op)
 {
@@ -246,7 +250,8 @@ static int acc_issue_packets(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     bool fetch = ompi_osc_newrma_op_kind_fetches(op->kind);
     bool unlocked = rndv && acc_unlocked(module, op);
     int32_t answers = unlocked ? 2 : 1;
-    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic, fetch && !unlocked)
+    bool whole = unlocked || (!fetch && ompi_osc_newrma_acc_is_replace(op->acc_op));
+    size_t chunk = rndv ? ompi_osc_newrma_acc_rndv_chunk(op->acc_basic, whole)
                         : ompi_osc_newrma_acc_chunk(module, op->acc_basic, desc_len);
     char cas[2 * OMPI_OSC_NEWRMA_ACC_INLINE];
     const void *desc;

@@ -26,17 +26,20 @@ struct ompi_osc_newrma_pkt_hdr_t;
  * what one aggregated message holds. */
 #define OMPI_OSC_NEWRMA_ACC_CHUNK (64 * 1024)
 
-/** Chunk of an MPI_Accumulate sent by rendezvous (rounded down to whole
- * elements): the target lands each in a buffer of this size. */
-#define OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK (8 * 1024 * 1024)
+/** Chunk of an accumulate sent by rendezvous (rounded down to whole
+ * elements): the target lands each in a buffer of this size, one after
+ * another, and a fetching one's old values of one chunk travel back while
+ * the next chunk's operands travel out. */
+#define OMPI_OSC_NEWRMA_ACC_RNDV_CHUNK (1024 * 1024)
 
-/** Chunk of a fetching accumulate sent by rendezvous: one chunk's old
- * values travel back while the next chunk's operands travel out. */
-#define OMPI_OSC_NEWRMA_ACC_RNDV_FETCH_CHUNK (256 * 1024)
+/** Chunk of a read answered without the accumulate lock, or of an
+ * MPI_REPLACE (whose operands may land straight in the window): in one
+ * piece. */
+#define OMPI_OSC_NEWRMA_ACC_RNDV_WHOLE_CHUNK (8 * 1024 * 1024)
 
-/** Bytes per rendezvous chunk for elements of @p basic, of a fetching
- * accumulate when @p fetch. */
-size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool fetch);
+/** Bytes per rendezvous chunk for elements of @p basic, of a read without
+ * the lock or an MPI_REPLACE when @p whole. */
+size_t ompi_osc_newrma_acc_rndv_chunk(struct ompi_datatype_t *basic, bool whole);
 
 /** Bytes per pipeline chunk for elements of @p basic whose packets carry a
  * layout description of @p desc_len bytes. */

@@ -103,6 +103,12 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                              "MPI_NO_OP chunks this target answered over TCP "
                                              "straight from its window without its accumulate "
                                              "lock (see read_unlocked), read again or not"},
+    [OMPI_OSC_NEWRMA_STAT_READS_SPLIT] = {"reads_split",
+                                          "Of reads_unlocked, those whose first bytes (up to "
+                                          "a cache line) went with the second answer: window "
+                                          "memory the kernel would copy slowly into the TCP "
+                                          "socket (10-24 bytes into a page, as glibc's large "
+                                          "malloc'd buffers)"},
     [OMPI_OSC_NEWRMA_STAT_REPLACES_IN_WINDOW] = {"replaces_in_window",
                                                  "MPI_REPLACE accumulates this target received "
                                                  "over TCP straight into its window under its "

@@ -1200,6 +1200,19 @@ void *ompi_osc_newrma_ucx_am_buffer(size_t hdr_len, size_t capacity)
     return buf->data;
 }
 
+/* UCX 1.13's TCP PUT header ahead of a zero-copy payload in one sendmsg */
+#define UCX_TCP_PUT_HDR_BYTES 25
+/* the kernel's copy is slow with the destination this many bytes ahead of
+ * the source, or fewer, within a page */
+#define UCX_COPY_ALIAS_BYTES 15
+
+bool ompi_osc_newrma_ucx_tcp_slow_source(const void *src)
+{
+    uintptr_t ahead = (UCX_TCP_PUT_HDR_BYTES - (uintptr_t) src) & (uintptr_t) (4096 - 1);
+
+    return ahead >= 1 && ahead <= UCX_COPY_ALIAS_BYTES;
+}
+
 bool ompi_osc_newrma_ucx_am_buffer_awaited(size_t hdr_len, size_t capacity)
 {
     size_t need = hdr_len + capacity;

@@ -181,6 +181,21 @@ void *ompi_osc_newrma_ucx_am_buffer_resize(void *data, size_t capacity);
 
 void ompi_osc_newrma_ucx_am_buffer_free(void *data);
 
+/**
+ * Whether the kernel would copy a rendezvous payload read from @p src into a
+ * TCP socket at a fraction of its speed: UCX's TCP transport sends the
+ * payload right behind its 25-byte PUT header (UCX 1.13: a 5-byte AM header
+ * and a 20-byte PUT request, one sendmsg of 2097177 bytes for 2 MiB under
+ * strace), so it lands 25 bytes into a page fragment the socket reuses from
+ * its start, and the kernel's rep movsb runs 14 times slower when the
+ * destination is 1-15 bytes ahead of the source within a page (a user-space
+ * rep movsb of 2 MiB here: 602 against 43-65 us).  A buffer malloc'd by
+ * glibc's mmap starts 16 bytes into its page: a 2 MiB MPI_NO_OP read
+ * answered from such a window took 800-1090 us against 320-350 at other
+ * offsets.
+ */
+bool ompi_osc_newrma_ucx_tcp_slow_source(const void *src);
+
 /** True when ompi_osc_newrma_ucx_am_buffer(@p hdr_len, @p capacity) would
  * have to malloc a buffer (a full aggregated message's) while one of the
  * pool's is on its way back: a send of it is in flight and completes once
