@@ -102,6 +102,8 @@ typedef struct {
     int target_win_pool_size;
     int piggyback_threshold;
     size_t single_op_threshold;
+    /** the same to a peer whose RDMA UCX emulates in software (TCP) */
+    size_t single_op_emulated_threshold;
     size_t lock_data_bytes;
     int active_req_threshold;
     /** lock epochs request the locks of several targets at once, as tries
@@ -155,6 +157,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int target_global_pool_size;
     unsigned int piggyback_threshold;
     unsigned long single_op_threshold;
+    unsigned long single_op_emulated_threshold;
     bool shm;
     bool async_progress;
     /** a wait calls opal_progress one round in this many (osc_newrma_wait_opal_every) */

@@ -138,6 +138,18 @@ static void register_core(void)
                    "in one message when it is alone in a lock epoch; info key "
                    "\"single_op_threshold\" overrides (default: 8192)",
                    &component.single_op_threshold, 8192);
+    register_ulong("single_op_emulated_threshold",
+                   "The same (single_op_threshold) to a peer whose RDMA UCX emulates in software "
+                   "(its TCP transport), where the round trip the single op saves costs more "
+                   "than the copies of an eager message: a lock epoch of one 32 KiB PUT or GET "
+                   "over TCP took 30-34 us with LOCK sent first, 19-21 in one message; of "
+                   "128 KiB 56-61 and 46-47; accumulates alike.  Above, an accumulate's "
+                   "message costs more than the round trip (512 KiB SUM 113-138 us with LOCK "
+                   "first, 288-310 in one message), a PUT or GET's from 1 MiB.  Queued behind "
+                   "another origin's lock, data beyond lock_data_bytes is sent again after the "
+                   "grant; info key \"single_op_emulated_threshold\" overrides (default: "
+                   "131072)",
+                   &component.single_op_emulated_threshold, 131072);
     register_bool("shm",
                   "Node-local peers use direct load/store on a shared-memory segment for "
                   "MPI_Win_allocate and MPI_Win_allocate_shared windows; 0 sends them through "

@@ -137,8 +137,8 @@ static void config_acc(struct opal_info_t *info, ompi_osc_newrma_config_t *c)
 static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *info)
 {
     ompi_osc_newrma_config_t *c = &module->config;
-    long slots, op_pool, target_pool, piggyback, single_op, lock_bytes, active, agg_bytes,
-        agg_threshold, rndv_threshold, acc_cma, cma;
+    long slots, op_pool, target_pool, piggyback, single_op, single_op_emulated, lock_bytes, active,
+        agg_bytes, agg_threshold, rndv_threshold, acc_cma, cma;
     int ret = OMPI_SUCCESS;
 
     ret |= config_long(info, "slots", 1, component.slots, &slots);
@@ -148,6 +148,8 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     ret |= config_long(info, "piggyback_threshold", 0, component.piggyback_threshold, &piggyback);
     ret |= config_long(info, "single_op_threshold", 0, (long) component.single_op_threshold,
                        &single_op);
+    ret |= config_long(info, "single_op_emulated_threshold", 0,
+                       (long) component.single_op_emulated_threshold, &single_op_emulated);
     ret |= config_long(info, "lock_data_bytes", 0, (long) component.lock_data_bytes, &lock_bytes);
     ret |= config_long(info, "active_req_threshold", -1, component.active_req_threshold, &active);
     ret |= config_long(info, "aggregate_bytes", 0, (long) component.aggregate_bytes, &agg_bytes);
@@ -172,6 +174,7 @@ static int module_config(ompi_osc_newrma_module_t *module, struct opal_info_t *i
     c->target_win_pool_size = (int) target_pool;
     c->piggyback_threshold = (int) piggyback;
     c->single_op_threshold = (size_t) single_op;
+    c->single_op_emulated_threshold = (size_t) single_op_emulated;
     c->lock_data_bytes = (size_t) lock_bytes;
     c->active_req_threshold = (int) active;
     c->aggregate_bytes = (size_t) agg_bytes;

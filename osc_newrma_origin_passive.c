@@ -84,12 +84,24 @@ static bool passive_nocheck(ompi_osc_newrma_module_t *module, int rank)
            (module->lock_all_nocheck && OMPI_OSC_NEWRMA_WIN_PER_TARGET != module->win_state);
 }
 
-bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op)
+/* The largest single op to @p rank: over TCP (RDMA emulated by UCX) a
+ * round trip costs more than the copies of a larger message. */
+static size_t passive_single_threshold(ompi_osc_newrma_module_t *module, int rank)
+{
+    const ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_peer(module, rank);
+
+    return NULL != peer->ep && !peer->rdma_native ? module->config.single_op_emulated_threshold
+                                                  : module->config.single_op_threshold;
+}
+
+bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module,
+                                        const ompi_osc_newrma_target_t *target,
+                                        ompi_osc_newrma_op_t *op)
 {
     ptrdiff_t ooff, toff;
 
     /* one contiguous block on both sides (predefined pair types are not) */
-    return NULL == op->request && op->bytes <= module->config.single_op_threshold &&
+    return NULL == op->request && op->bytes <= passive_single_threshold(module, target->rank) &&
            (NULL == op->origin_dt || /* MPI_NO_OP: no origin data */
             (ompi_datatype_is_predefined(op->origin_dt) &&
              ompi_osc_newrma_dtype_contig(op->origin_dt, op->origin_count, &ooff))) &&
@@ -360,10 +372,12 @@ static int passive_try_settle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_
     }
 }
 
-static void passive_resend_single(ompi_osc_newrma_target_t *target)
+static void passive_resend_single(ompi_osc_newrma_module_t *module,
+                                  ompi_osc_newrma_target_t *target)
 {
     ompi_osc_newrma_op_t *op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
 
+    OMPI_OSC_NEWRMA_STAT_ADD(module, SINGLE_OP_RESENT, 1);
     /* the single op's data was not kept while it waited: the lock is ours
      * now, send the operation again the ordinary way */
     op->issued = false;
@@ -387,7 +401,7 @@ static int passive_issued_update(ompi_osc_newrma_module_t *module, ompi_osc_newr
             return ret;
         }
     } else if (OMPI_OSC_NEWRMA_LOCK_REPLY_RESEND == target->lock_reply) {
-        passive_resend_single(target);
+        passive_resend_single(module, target);
     }
     target->lock_reply = OMPI_OSC_NEWRMA_LOCK_REPLY_NONE;
     target->lock_state = OMPI_OSC_NEWRMA_LOCK_GRANTED;
@@ -651,7 +665,8 @@ int ompi_osc_newrma_passive_op_queued(ompi_osc_newrma_module_t *module,
         return OMPI_SUCCESS;
     }
     /* one short op of a basic datatype may still become a single op */
-    if (1 == opal_list_get_size(&target->ops) && ompi_osc_newrma_op_single_eligible(module, op)) {
+    if (1 == opal_list_get_size(&target->ops) &&
+        ompi_osc_newrma_op_single_eligible(module, target, op)) {
         return OMPI_SUCCESS;
     }
     return ompi_osc_newrma_passive_issue_lock(module, target);
@@ -742,7 +757,7 @@ static int passive_start(ompi_osc_newrma_module_t *module, ompi_osc_newrma_targe
             }
             op = (ompi_osc_newrma_op_t *) opal_list_get_first(&target->ops);
             if (OMPI_OSC_NEWRMA_SYNC_UNLOCK == flag && 1 == opal_list_get_size(&target->ops) &&
-                ompi_osc_newrma_op_single_eligible(module, op) &&
+                ompi_osc_newrma_op_single_eligible(module, target, op) &&
                 passive_single_may_go(module, target)) {
                 ret = send_single(module, target, op);
                 if (OMPI_SUCCESS == ret) {

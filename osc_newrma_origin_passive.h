@@ -40,7 +40,10 @@ int ompi_osc_newrma_passive_update(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_passive_send_unlock(ompi_osc_newrma_module_t *module,
                                         ompi_osc_newrma_target_t *target);
 
-/** One op of a basic datatype within single_op_threshold, no request. */
-bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_t *op);
+/** One op of a basic datatype within single_op_threshold (to a peer
+ * reached over TCP single_op_emulated_threshold), no request. */
+bool ompi_osc_newrma_op_single_eligible(ompi_osc_newrma_module_t *module,
+                                        const ompi_osc_newrma_target_t *target,
+                                        ompi_osc_newrma_op_t *op);
 
 #endif /* OMPI_OSC_NEWRMA_ORIGIN_PASSIVE_H */

@@ -46,6 +46,11 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
     [OMPI_OSC_NEWRMA_STAT_SINGLE_OP_EPOCHS] = {"single_op_epochs",
                                                "Lock epochs sent as one message with their "
                                                "only operation (LOCK + op + UNLOCK)"},
+    [OMPI_OSC_NEWRMA_STAT_SINGLE_OP_RESENT] = {"single_op_resent",
+                                               "Of single_op_epochs, those whose data the "
+                                               "target did not keep while the lock was "
+                                               "another's (beyond lock_data_bytes) and the "
+                                               "origin sent again after the grant"},
     [OMPI_OSC_NEWRMA_STAT_PIGGYBACKED] = {"piggybacked",
                                           "RMA_DONE, UNLOCK and COMPLETE packets carried in "
                                           "the same message as operations"},

@@ -36,6 +36,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_OPS_CAS,
     OMPI_OSC_NEWRMA_STAT_BYTES,
     OMPI_OSC_NEWRMA_STAT_SINGLE_OP_EPOCHS,
+    OMPI_OSC_NEWRMA_STAT_SINGLE_OP_RESENT, /**< of them, data sent again after the grant */
     OMPI_OSC_NEWRMA_STAT_PIGGYBACKED,
     OMPI_OSC_NEWRMA_STAT_PACKETS_AGGREGATED,
     OMPI_OSC_NEWRMA_STAT_PACKED_AT_CALL,     /**< PUTs aggregated without an op element */
