@@ -160,8 +160,11 @@ struct ompi_osc_newrma_component_t {
     unsigned long single_op_emulated_threshold;
     bool shm;
     bool async_progress;
-    /** a wait calls opal_progress one round in this many (osc_newrma_wait_opal_every) */
+    /** a wait calls opal_progress one round in this many while its window
+     * has PML or collective requests in flight (osc_newrma_wait_opal_every) */
     unsigned int wait_opal_every;
+    /** ... and in this many otherwise (osc_newrma_wait_opal_every_agent) */
+    unsigned int wait_opal_every_agent;
     unsigned long lock_data_bytes;
     int active_req_threshold;
     bool lock_parallel;
@@ -428,7 +431,8 @@ struct ompi_osc_newrma_module_t {
     bool lock_mt;
     /** the window lock is held (the progress callback keeps out) */
     int lock_held;
-    /** direct flushes since the agent last had a turn */
+    /** calls that returned without waiting (flush, unlock, MPI_Win_sync),
+     * counted for the agent's and opal_progress's turns */
     unsigned int flush_turns;
     /** synchronizations that complete this process's accesses (flush,
      * unlock, fence, complete: ompi_osc_newrma_sync_ended), from 1; a
@@ -797,6 +801,16 @@ int ompi_osc_newrma_win_state_move(ompi_osc_newrma_module_t *module,
                                 "osc/newrma: " __VA_ARGS__);                                       \
         }                                                                                          \
     } while (0)
+
+/** True while @p module has requests only opal_progress moves in flight:
+ * a fence's non-blocking collective, PSCW's PML handshake.  The rest of
+ * what a wait needs (packets, mailboxes, UCX's completions) the agent
+ * brings.  Window lock held. */
+static inline bool ompi_osc_newrma_pml_pending(const ompi_osc_newrma_module_t *module)
+{
+    return NULL != module->fence_req || module->pscw_access.pending > 0 ||
+           module->pscw_exposure.pending > 0;
+}
 
 static inline ompi_osc_newrma_module_t *ompi_osc_newrma_module(struct ompi_win_t *win)
 {

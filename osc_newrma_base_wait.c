@@ -19,13 +19,13 @@
 static ompi_osc_newrma_engine_t wait_engine;
 
 /* One round's progress while the window's lock is released: Open MPI's
- * once in engine.opal_every rounds, the agent alone (mailboxes, UCX's
- * worker, the inbox, where the answers a wait needs arrive) in the
- * others.  A whole opal_progress polls every BTL and, over TCP,
- * libevent's sockets: a system call per round. */
-static void wait_round_progress(unsigned round)
+ * once in @p every rounds, the agent alone (mailboxes, UCX's worker, the
+ * inbox, where the answers a wait needs arrive) in the others.  A whole
+ * opal_progress polls every BTL and, over TCP, libevent's sockets: a
+ * system call per round. */
+static void wait_round_progress(unsigned round, unsigned every)
 {
-    if (0 == round % wait_engine.opal_every) {
+    if (0 == round % every) {
         opal_progress();
     } else if (wait_engine.agent_round() < 0) {
         /* another thread has the agent (the async progress thread): it
@@ -34,6 +34,18 @@ static void wait_round_progress(unsigned round)
          * trips 2-7 times their time and a fence 1-2 ms */
         sched_yield();
     }
+}
+
+/* A wait for what only the agent brings runs opal_progress seldom (it
+ * still runs: other components and the user's requests progress), one
+ * for a collective or PML request of the window often: over TCP each
+ * opal_progress is a poll of libevent's sockets, about 1 us here, which
+ * delayed a round trip's answer, while a fence of 6 ranks through the
+ * collective took 1.6 times its time at one round in 16. */
+static unsigned wait_opal_every(const ompi_osc_newrma_module_t *module)
+{
+    return ompi_osc_newrma_pml_pending(module) ? wait_engine.opal_every
+                                               : wait_engine.opal_every_agent;
 }
 
 void ompi_osc_newrma_wait_register(const ompi_osc_newrma_engine_t *engine)
@@ -62,6 +74,7 @@ int ompi_osc_newrma_reclaim(ompi_osc_newrma_module_t *module, ompi_osc_newrma_re
 static int wait_loop(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t cond, void *arg,
                      bool win_rounds)
 {
+    unsigned every;
     int ret;
 
     for (unsigned round = 0;; ++round) {
@@ -75,8 +88,9 @@ static int wait_loop(ompi_osc_newrma_module_t *module, ompi_osc_newrma_cond_fn_t
         if (wait_engine.peer_lost(module)) {
             return MPI_ERR_OTHER;
         }
+        every = wait_opal_every(module);
         ompi_osc_newrma_module_unlock(module);
-        wait_round_progress(round);
+        wait_round_progress(round, every);
         ompi_osc_newrma_module_lock(module);
     }
 }
@@ -116,6 +130,14 @@ void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 
     if (due || module->mbox_polled || 0 != *wait_engine.agent_backlog) {
         wait_engine.agent_turn(module, due);
+    }
+}
+
+void ompi_osc_newrma_call_turn(ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_agent_turn(module);
+    if (0 == module->flush_turns % OMPI_OSC_NEWRMA_OPAL_TURN_EVERY) {
+        opal_progress();
     }
 }
 

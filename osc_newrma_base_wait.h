@@ -56,8 +56,12 @@ typedef struct {
     /** packets waiting for the agent (its inbox's length, read without a
      * lock: a turn is given when it is not 0) */
     const volatile size_t *agent_backlog;
-    /** a wait's rounds call opal_progress once in this many (at least 1) */
+    /** a wait's rounds call opal_progress once in this many (at least 1)
+     * while its window has PML or collective requests in flight
+     * (ompi_osc_newrma_pml_pending) ... */
     unsigned opal_every;
+    /** ... and once in this many otherwise (at least 1) */
+    unsigned opal_every_agent;
 } ompi_osc_newrma_engine_t;
 
 /** The progress engine's functions (component init, before any window). */
@@ -122,6 +126,19 @@ int ompi_osc_newrma_progress_wait_peer(ompi_osc_newrma_module_t *module,
  */
 #define OMPI_OSC_NEWRMA_AGENT_TURN_EVERY 16
 void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module);
+
+/**
+ * A flush, unlock or MPI_Win_sync that returns without waiting (the
+ * window lock not held): the agent's turn, and once in
+ * OMPI_OSC_NEWRMA_OPAL_TURN_EVERY calls Open MPI's whole progress.  A
+ * process that polls a flag with node-local lock, GET and unlock and no
+ * other MPI call never moved its point-to-point messages otherwise: a
+ * rendezvous it received never completed (tests/mpi/pml_progress; osc/rdma's
+ * unlock runs opal_progress every time).  Over TCP an opal_progress costs a
+ * system call, so not on every call.
+ */
+#define OMPI_OSC_NEWRMA_OPAL_TURN_EVERY 256
+void ompi_osc_newrma_call_turn(ompi_osc_newrma_module_t *module);
 
 /** One round of the agent through the registered engine, whatever the
  * inbox holds (a window lock may be held: the agent takes none). */

@@ -179,11 +179,20 @@ static void register_core(void)
                  "(default: 65536)",
                  &component.active_req_threshold, 65536);
     register_uint("wait_opal_every",
-                  "A newrma call that waits (flush, unlock, fence, PSCW) runs Open MPI's whole "
-                  "progress (every BTL, libnbc, TCP sockets) once in this many rounds and only "
-                  "its own agent (mailboxes, UCX worker) in the others; 1 every round, 0 is "
-                  "taken as 1 (default: 4)",
+                  "A newrma call that waits (flush, unlock, fence, PSCW) while its window has "
+                  "a collective or PML request in flight (a fence's exchange of counts, PSCW's "
+                  "handshake through the PML) runs Open MPI's whole progress (every BTL, "
+                  "libnbc, TCP sockets) once in this many rounds and only its own agent "
+                  "(mailboxes, UCX worker) in the others; 1 every round, 0 is taken as 1 "
+                  "(default: 4)",
                   &component.wait_opal_every, 4);
+    register_uint("wait_opal_every_agent",
+                  "The same for a wait with no such request in flight, for what only newrma's "
+                  "agent brings (answers to packets, mailbox slots, UCX completions): "
+                  "Open MPI's whole progress once in this many rounds, so that other "
+                  "components and the user's requests still progress; 1 every round, 0 is "
+                  "taken as 1 (default: 16)",
+                  &component.wait_opal_every_agent, 16);
 }
 
 /* How the UCX path moves operations: aggregation, rendezvous, RDMA. */

@@ -1209,7 +1209,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     }
     ret = ompi_osc_newrma_sync_ended(module, OMPI_OSC_NEWRMA_SYNC_UNLOCK, ret);
     ompi_osc_newrma_module_unlock(module);
-    ompi_osc_newrma_agent_turn(module); /* as for flushes: direct unlocks never wait */
+    ompi_osc_newrma_call_turn(module); /* as for flushes: direct unlocks never wait */
     return ret;
 }
 
@@ -1369,7 +1369,7 @@ static int flush_call(struct ompi_win_t *win, int rank, ompi_osc_newrma_sync_fla
                                      rank >= 0 ? flush_locked(module, rank, flag)
                                                : flush_all_locked(module, flag));
     ompi_osc_newrma_module_unlock(module);
-    ompi_osc_newrma_agent_turn(module);
+    ompi_osc_newrma_call_turn(module);
     return ret;
 }
 
@@ -1403,7 +1403,7 @@ static inline __opal_attribute_always_inline__ int flush_one(struct ompi_win_t *
     if (OPAL_LIKELY(flush_direct(module, rank))) {
         opal_atomic_mb(); /* MEM_SYNC, as flush_locked */
         ret = ompi_osc_newrma_sync_result(module, OMPI_SUCCESS);
-        ompi_osc_newrma_agent_turn(module);
+        ompi_osc_newrma_call_turn(module);
         return ret;
     }
     return passive_rank_done(module, rank, &ret) ? ret : flush_call(win, rank, flag);

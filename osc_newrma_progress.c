@@ -858,6 +858,8 @@ void ompi_osc_newrma_progress_register(void)
         .reclaim = ompi_osc_newrma_cleanup_win_aggressive,
         .peer_lost = peer_lost,
         .opal_every = component.wait_opal_every > 0 ? component.wait_opal_every : 1,
+        .opal_every_agent =
+            component.wait_opal_every_agent > 0 ? component.wait_opal_every_agent : 1,
     };
 
     ompi_osc_newrma_wait_register(&engine);

@@ -430,7 +430,7 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
     opal_atomic_mb();
     /* a process polling its window with MPI_Win_sync must still apply the
      * packets other origins send it */
-    ompi_osc_newrma_agent_turn(ompi_osc_newrma_module(win));
+    ompi_osc_newrma_call_turn(ompi_osc_newrma_module(win));
     return OMPI_SUCCESS;
 }
 

@@ -81,10 +81,12 @@ variant_args() {
             --mca osc_newrma_fence_alltoall_ranks 0" ;;
         fencea2a) echo "--mca osc_newrma_shm 0 --mca osc_newrma_fence_packet_ranks 0" ;;
         nocheck) echo "--mca mpi_param_check 0" ;;
-        opal0) echo "--mca osc_newrma_wait_opal_every 0" ;;
+        opal0) echo "--mca osc_newrma_wait_opal_every 0 --mca osc_newrma_wait_opal_every_agent 0" ;;
         byref) echo "--mca osc_newrma_acc_stream_bytes 8 --mca osc_newrma_acc_fetch_copy_bytes 8" ;;
-        opal1tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 1" ;;
-        opal64tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 64" ;;
+        opal1tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 1 \
+            --mca osc_newrma_wait_opal_every_agent 1" ;;
+        opal64tcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self --mca osc_newrma_wait_opal_every 64 \
+            --mca osc_newrma_wait_opal_every_agent 1024" ;;
         mt) echo "-x MTEST_THREAD_MULTIPLE=1" ;;
         mtucx) echo "--mca osc_newrma_shm 0 -x MTEST_THREAD_MULTIPLE=1" ;;
         mttcp) echo "--mca osc_newrma_shm 0 -x UCX_TLS=tcp,self -x MTEST_THREAD_MULTIPLE=1" ;;

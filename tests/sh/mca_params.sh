@@ -9,7 +9,7 @@ for v in priority verbose slots op_win_pool_size op_global_pool_size target_win_
          target_global_pool_size piggyback_threshold single_op_threshold \
          single_op_emulated_threshold shm async_progress lock_data_bytes lock_parallel \
          active_req_threshold shm_cache_bytes dynamic_regions \
-         test_fail_rdma wait_opal_every get_rdma_bytes put_rdma_bytes rndv_threshold rndv_puts; do
+         test_fail_rdma wait_opal_every wait_opal_every_agent get_rdma_bytes put_rdma_bytes rndv_threshold rndv_puts; do
     help=$(echo "$out" | grep "^mca:osc:newrma:param:osc_newrma_$v:help:" | cut -d: -f7-)
     if [ -z "$help" ]; then
         echo "osc_newrma_$v: missing or without help text"; errors=$((errors + 1))
