@@ -434,6 +434,9 @@ struct ompi_osc_newrma_module_t {
     /** calls that returned without waiting (flush, unlock, MPI_Win_sync),
      * counted for the agent's and opal_progress's turns */
     unsigned int flush_turns;
+    /** rounds of this window's waits since one ran opal_progress, counted
+     * across waits (osc_newrma_base_wait.c) */
+    unsigned int wait_rounds;
     /** synchronizations that complete this process's accesses (flush,
      * unlock, fence, complete: ompi_osc_newrma_sync_ended), from 1; a
      * peer's cma_seq equal to it marks a stream (cma_at_call) */
