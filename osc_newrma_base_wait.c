@@ -49,8 +49,8 @@ static void wait_round_progress(bool opal)
  * 13.8 -> 11.9 us). */
 static bool wait_round_opal(ompi_osc_newrma_module_t *module)
 {
-    unsigned every = ompi_osc_newrma_pml_pending(module) ? wait_engine.opal_every
-                                                         : wait_engine.opal_every_agent;
+    unsigned every =
+        ompi_osc_newrma_pml_pending(module) ? wait_engine.opal_every : wait_engine.opal_every_agent;
 
     if (module->wait_rounds + 1 >= every) {
         module->wait_rounds = 0;
