@@ -22,12 +22,11 @@
 static void check_bytes(const unsigned char *got, uint32_t seed, size_t len, const char *what,
                         int target)
 {
-    for (size_t i = 0; i < len; ++i) {
-        if (got[i] != mtest_pattern(seed, i)) {
-            mtest_error("%s, target %d: byte %zu is %u, expected %u", what, target, i, got[i],
-                        mtest_pattern(seed, i));
-            return;
-        }
+    size_t i = mtest_pattern_mismatch(got, len, seed);
+
+    if (i < len) {
+        mtest_error("%s, target %d: byte %zu is %u, expected %u", what, target, i, got[i],
+                    mtest_pattern(seed, i));
     }
 }
 

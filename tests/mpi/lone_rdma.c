@@ -53,12 +53,11 @@ static void paths_read(unsigned long long *v)
 
 static void check(const unsigned char *buf, size_t n, uint32_t seed, const char *what, int sync)
 {
-    for (size_t i = 0; i < n; ++i) {
-        if (buf[i] != mtest_pattern(seed, i)) {
-            mtest_error("%s of %zu bytes (sync %d): byte %zu is %u, expected %u", what, n, sync, i,
-                        buf[i], mtest_pattern(seed, i));
-            return;
-        }
+    size_t i = mtest_pattern_mismatch(buf, n, seed);
+
+    if (i < n) {
+        mtest_error("%s of %zu bytes (sync %d): byte %zu is %u, expected %u", what, n, sync, i,
+                    buf[i], mtest_pattern(seed, i));
     }
 }
 

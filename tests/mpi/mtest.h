@@ -324,6 +324,18 @@ static void mtest_fill(void *buf, size_t len, uint32_t seed)
     }
 }
 
+/* The index of the first byte of @p buf (@p len bytes) that differs from
+ * the pattern of @p seed, or @p len when none does. */
+static size_t mtest_pattern_mismatch(const void *buf, size_t len, uint32_t seed)
+{
+    size_t i = 0;
+
+    while (i < len && ((const unsigned char *) buf)[i] == mtest_pattern(seed, i)) {
+        ++i;
+    }
+    return i;
+}
+
 /* ---- epochs: the same program under fence, lock and lock_all ---- */
 
 enum { MTEST_SYNC_FENCE, MTEST_SYNC_LOCK, MTEST_SYNC_LOCKALL, MTEST_SYNC_PSCW };

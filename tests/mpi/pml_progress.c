@@ -7,9 +7,9 @@
  * point-to-point messages: the waits of passive-target epochs run Open
  * MPI's whole progress now and then (osc_newrma_wait_opal_every_agent),
  * not only newrma's agent, and so do node-local unlocks, which never wait
- * (OMPI_OSC_NEWRMA_OPAL_TURN_EVERY).  Pairs of ranks (2k, 2k+1): the even rank posts
- * a receive of a message large enough to need its PML's progress after
- * the match (a rendezvous), then polls a flag in its partner's window with
+ * (OMPI_OSC_NEWRMA_OPAL_TURN_EVERY).  Pairs of ranks (2k, 2k+1): the even
+ * rank posts a receive of a message large enough to need its PML's
+ * progress after the match (a rendezvous), then polls a flag in its partner's window with
  * lock, GET, unlock and nothing else; the odd rank sends the message,
  * which completes only when the even rank's PML progressed, and raises the
  * flag.  The poll gives up after 60 s (an error, not a hang); the message
@@ -23,35 +23,22 @@
 #define SEED            29u
 #define GIVE_UP_SECONDS 60.0
 
-/* Lock, GET of @p partner's flag, unlock until it is raised or the time
- * is up.  @return the number of polls, or -1 on giving up. */
-static long poll_flag(mtest_win_t *w, int partner)
+/* Lock, GET of @p partner's flag, unlock until it is raised (1) or the
+ * time is up (0). */
+static int poll_flag(mtest_win_t *w, int partner)
 {
     double t0 = MPI_Wtime();
-    long polls = 0;
     int flag = 0;
 
     while (0 == flag) {
         if (MPI_Wtime() - t0 > GIVE_UP_SECONDS) {
-            return -1;
+            return 0;
         }
         MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, partner, 0, w->win));
         MPI_CHECK(MPI_Get(&flag, 1, MPI_INT, partner, w->disp0[partner], 1, MPI_INT, w->win));
         MPI_CHECK(MPI_Win_unlock(partner, w->win));
-        ++polls;
     }
-    return polls;
-}
-
-/* Bytes of @p buf that differ from the pattern of @p seed. */
-static size_t wrong_bytes(const unsigned char *buf, size_t len, uint32_t seed)
-{
-    size_t wrong = 0;
-
-    for (size_t i = 0; i < len; ++i) {
-        wrong += buf[i] != mtest_pattern(seed, i);
-    }
-    return wrong;
+    return 1;
 }
 
 static void raise_flag(mtest_win_t *w, int rank)
@@ -66,7 +53,7 @@ static void raise_flag(mtest_win_t *w, int rank)
 int main(int argc, char **argv)
 {
     int rank, nprocs, partner;
-    size_t bytes;
+    size_t bytes, first_wrong;
     unsigned char *msg;
     MPI_Request req;
     mtest_win_t w;
@@ -89,12 +76,13 @@ int main(int argc, char **argv)
     if (partner < nprocs && 0 == rank % 2) {
         memset(msg, 0, bytes);
         MPI_CHECK(MPI_Irecv(msg, (int) bytes, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &req));
-        MTEST_CHECK(poll_flag(&w, partner) >= 0,
+        MTEST_CHECK(poll_flag(&w, partner),
                     "rank %d's flag not raised in %.0f s: its send to me did not progress", partner,
                     GIVE_UP_SECONDS);
         MPI_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-        MTEST_CHECK(0 == wrong_bytes(msg, bytes, SEED), "%zu bytes of the message wrong",
-                    wrong_bytes(msg, bytes, SEED));
+        first_wrong = mtest_pattern_mismatch(msg, bytes, SEED);
+        MTEST_CHECK(first_wrong == bytes, "the message is wrong from byte %zu of %zu", first_wrong,
+                    bytes);
     } else if (partner < nprocs) {
         mtest_fill(msg, bytes, SEED);
         MPI_CHECK(MPI_Send(msg, (int) bytes, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
