@@ -5,19 +5,25 @@
 # summary "N passed, N failed".  Exit status is non-zero if anything failed.
 #
 # usage: run.sh --bindir DIR --dsodir DIR [--list FILE] [--filter REGEX] [--seed N]
-#               [--np N] [--variant V]
+#               [--np N] [--variant V] [--batch]
 # --np N runs only the entries that list N ranks, at N (N may be a list,
 # 2,3,4: the entries' rank counts among them); --variant V runs
 # every MPI entry that holds for any path (it lists shm; not shmpath, whose
 # checks are the shared-memory path's own choices) with variant V instead
 # of its own: the whole list in one mode, e.g. --np 4 --variant mixed.
+# --batch runs the plain MPI programs' runs of one rank count and variant
+# several to a job (tests/batch/runner.c; not under NEWRMA_TEST_WRAP), after
+# the other entries; the runs that set MCA variables of their own before
+# MPI_Init, in a job for each set of them; a run that still needs a process
+# of its own (another thread level, a set too long), and every run after
+# one that ended its job, alone.
 # Environment: NEWRMA_TEST_MPIRUN_ARGS (more mpirun arguments),
 # NEWRMA_TEST_WRAP (a command every MPI program under test runs under, e.g.
 # valgrind) and NEWRMA_TEST_TIME_SCALE (multiplies every time limit).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=""; dsodir=""; list="$here/testlist"; filter=""; seed=${NEWRMA_TEST_SEED:-12345}
-only_np=""; only_variant=""
+only_np=""; only_variant=""; batch=0
 wrap=${NEWRMA_TEST_WRAP:-}; scale=${NEWRMA_TEST_TIME_SCALE:-1}
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,6 +34,7 @@ while [ $# -gt 0 ]; do
         --seed) seed=$2; shift 2 ;;
         --np) only_np=$2; shift 2 ;;
         --variant) only_variant=$2; shift 2 ;;
+        --batch) batch=1; shift ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -130,7 +137,7 @@ run_one() { # name np limit variant command...
     elif [ "$np" = 0 ]; then
         timeout -k 5 "$limit" "$bindir/$1" "${@:2}" < /dev/null > "$log" 2>&1; rc=$?
     elif [ "$1" = "@random" ]; then
-        run_random "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${@:5}"; rc=$?
+        run_random "$name" "$np" "$limit" "$variant" "$log" "$2" "$3" "${4:-fence}" "${@:5}"; rc=$?
     elif [ "$1" = "@client" ]; then
         run_client "$np" "$limit" "$variant" "$log" "${@:2}"; rc=$?
     else
@@ -176,41 +183,58 @@ random_reference() { # np limit flavor epochs sync "acc tight" ref
     return 1
 }
 
-run_random() { # np limit variant log flavor epochs sync [acc] [tight]
-    local np=$1 limit=$2 variant=$3 log=$4 flavor=$5 epochs=$6 sync=$7 acc="" tight="" ref=pt2pt rc
-    [[ " ${*:8} " == *" acc "* ]] && acc=acc
-    [[ " ${*:8} " == *" tight "* ]] && tight=tight
-    local refsync=$sync refflavor=$flavor
+# Sets rnd_* for a randomized entry: the program's arguments under newrma
+# (rnd_args), its reference component, flavor and synchronization.
+random_plan() { # name np variant flavor epochs sync [acc] [tight]
+    local name=$1 np=$2 variant=$3 flavor=$4 epochs=$5 sync=$6
+    rnd_acc=""; rnd_tight=""; rnd_ref=pt2pt
+    [[ " ${*:7} " == *" acc "* ]] && rnd_acc=acc
+    [[ " ${*:7} " == *" tight "* ]] && rnd_tight=tight
+    rnd_refsync=$sync; rnd_refflavor=$flavor
     # osc/pt2pt 4.1.4 hangs in some passive epochs of this tester: compare
     # passive epochs with osc/rdma instead; neither has shared windows
-    [ "$sync" != fence ] && ref=rdma
+    [ "$sync" != fence ] && rnd_ref=rdma
     # PSCW epochs: the program's results do not depend on how its epochs
     # are synchronized, so the reference runs it in fence epochs (osc/pt2pt's
     # PSCW is not the reference)
-    [ "$sync" = pscw ] && ref=pt2pt && refsync=fence
+    [ "$sync" = pscw ] && rnd_ref=pt2pt && rnd_refsync=fence
     # with accumulates, the same in fence epochs, under osc/sm on a shared
     # window (the results do not depend on the flavor either): osc/rdma
     # 4.1.4 leaves wrong sums in lock_all epochs, and osc/pt2pt 4.1.4
     # unpacks an accumulate's packed MPI_SHORT_INT pairs (6 bytes each) at
     # the type's extent (8) into a buffer of the packed size, a heap
     # overflow ASan reports in its fence
-    [ -n "$acc" ] && ref=sm && refsync=fence && refflavor=shared
+    [ -n "$rnd_acc" ] && rnd_ref=sm && rnd_refsync=fence && rnd_refflavor=shared
     # tight passive epochs place each origin's accesses apart (random_fence.c):
     # another program than in fence epochs, so the reference runs the same
-    [ -n "$tight" ] && [[ "$sync" == lock* ]] && refsync=$sync
-    [ "$flavor" = shared ] && ref=sm
-    local out="$bindir/random/$flavor.$sync$acc$tight.$np.$variant"; mkdir -p "$bindir/random"
-    mkdir -p "$bindir/random-ref"
-    rm -f "$out".*
+    [ -n "$rnd_tight" ] && [[ "$sync" == lock* ]] && rnd_refsync=$sync
+    [ "$flavor" = shared ] && rnd_ref=sm
+    rnd_out="$bindir/random/$name.$np.$variant"
+    rnd_args="$seed $epochs $flavor $rnd_out.newrma $sync $rnd_acc $rnd_tight"
+    mkdir -p "$bindir/random" "$bindir/random-ref"
+}
+
+# After newrma's run of random_plan's entry: its results against the
+# reference's, made now if not made earlier.
+random_check() { # np limit epochs
+    local np=$1 limit=$2 epochs=$3 refout r
+    refout=$(random_reference "$np" "$limit" "$rnd_refflavor" "$epochs" "$rnd_refsync" \
+        "$rnd_acc $rnd_tight" "$rnd_ref") || return 1
+    for r in $(seq 0 $((np - 1))); do
+        cmp "$rnd_out.newrma.$r" "$refout.$r" || { echo "rank $r differs from osc/${refout##*.}"; return 1; }
+    done
+    echo "every rank's results match osc/${refout##*.}'s"
+}
+
+run_random() { # name np limit variant log flavor epochs sync [acc] [tight]
+    local name=$1 np=$2 limit=$3 variant=$4 log=$5 epochs=$7 rc
+    random_plan "$name" "$np" "$variant" "${@:6}"
+    rm -f "$rnd_out".*
     (
-        echo "seed $seed, $sync epochs, reference osc/$ref in $refsync epochs"
+        echo "seed $seed, $8 epochs, reference osc/$rnd_ref in $rnd_refsync epochs"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
-            $wrap "$bindir/mpi/random_fence" "$seed" "$epochs" "$flavor" "$out.newrma" "$sync" $acc $tight < /dev/null || exit 1
-        refout=$(random_reference "$np" "$limit" "$refflavor" "$epochs" "$refsync" "$acc $tight" "$ref") || exit 1
-        for r in $(seq 0 $((np - 1))); do
-            cmp "$out.newrma.$r" "$refout.$r" || { echo "rank $r differs from osc/${refout##*.}"; exit 1; }
-        done
-        echo "every rank's results match osc/${refout##*.}'s"
+            $wrap "$bindir/mpi/random_fence" $rnd_args < /dev/null || exit 1
+        random_check "$np" "$limit" "$epochs"
     ) > "$log" 2>&1; rc=$?
     # newrma's run printed " No Errors" into the log: the caller checks it
     return $rc
@@ -260,6 +284,117 @@ run_client() { # np limit variant log setting program args...
     ) > "$log" 2>&1
 }
 
+# --batch: the runs waiting for a job, a file per rank count and variant
+# (lines "name limit program args...") in the order they were first queued
+batchdir="$bindir/batch-queue"; batch_keys=""; batch_jobs=0; batch_runs=0
+rm -rf "$batchdir"; mkdir -p "$batchdir"
+# runs to a job: one that ends early costs the rest a job each
+BATCH_SIZE=${NEWRMA_TEST_BATCH_SIZE:-40}
+
+batch_queue() { # name np limit variant command...
+    local name=$1 np=$2 limit=$3 variant=$4 prog=${5#mpi/}
+    [ "$batch" = 1 ] && [ -z "$wrap" ] && [ "$np" != 0 ] || return 1
+    if [ "$5" = @random ]; then
+        prog=random_fence
+        set -- "${@:1:7}" "${8:-fence}" "${@:9}"
+    fi
+    [ "$5" = "mpi/$prog" ] || [ "$5" = @random ] || return 1
+    [ -e "$bindir/mpi/batch/$prog.so" ] || return 1
+    [ -e "$batchdir/$np.$variant" ] || batch_keys="$batch_keys $np.$variant"
+    shift 4
+    echo "$name $limit $*" >> "$batchdir/$np.$variant"
+}
+
+# A batch job's log split by run: $dir/K.log, what run K printed, and a
+# line "K END SECONDS NOERRORS" in $dir/summary for each run that began, END
+# "0", another exit status, "own" or "-" (the job ended in it), NOERRORS 1
+# if it printed " No Errors"; the MCA variables of an "own" run, one line
+# per rank, in $dir/K.own.  One pass: a fork per run costs 5 ms here.
+batch_split() { # log dir
+    awk -v dir="$2" -v job="$1" '
+        function finish(end, secs) {
+            print "(run " k " of the batch job " job ")" >> cur; close(cur)
+            print k, end, secs, noerr > (dir "/summary"); cur = "" }
+        match($0, /@@batch begin [0-9]+/) {
+            k = substr($0, RSTART + 14, RLENGTH - 14); cur = dir "/" k ".log"
+            printf "" > cur; noerr = 0; next }
+        match($0, /@@batch end [0-9]+ rc=[^ ]+ [0-9.]+/) {
+            split(substr($0, RSTART, RLENGTH), f, /[ =]/)
+            finish(f[5], f[6]); next }
+        match($0, /@@batch own .*/) {
+            print substr($0, RSTART + 12) >> (dir "/" k ".own") }
+        cur != "" && /^ No Errors/ { noerr = 1 }
+        cur != "" { print >> cur }
+        END { if (cur != "") finish("-", 0) }' "$1"
+}
+
+batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
+    # MCA variables the job starts with (lines "RANK NAME=VALUE ...")
+    local np=$1 variant=$2 file=$3 env=${4:-} total=60 k=0 name limit cmd end label log own g
+    local job="$logdir/batch.$np.$variant.$batch_jobs.log" list="$file.list" dir="$file.out"
+    local -a ends=() secs=() noerr=()
+    rm -rf "$dir" "$list"; mkdir -p "$dir"
+    [ -z "$env" ] || awk '{ for (i = 2; i <= NF; i++) print "@env", $1, $i }' "$env" > "$list"
+    while read -r name limit cmd; do
+        set -- $cmd
+        if [ "$1" = @random ]; then
+            random_plan "$name" "$np" "$variant" "${@:2}"; rm -f "$rnd_out".*
+            set -- mpi/random_fence $rnd_args
+        fi
+        echo "$((limit * scale)) $bindir/mpi/batch/${1#mpi/}.so ${1#mpi/} ${*:2}" >> "$list"
+        total=$((total + limit * scale))
+    done < "$file"
+    batch_jobs=$((batch_jobs + 1))
+    timeout -k 5 "$total" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
+        "$bindir/mpi/batch/runner" "$list" < /dev/null > "$job" 2>&1
+    batch_split "$job" "$dir"
+    while read -r k end g own; do
+        ends[k]=$end; secs[k]=$g; noerr[k]=$own
+    done < <(cat "$dir/summary" 2>/dev/null)
+    k=0
+    while read -r name limit cmd; do
+        label="$name np=$np $variant"; log="$logdir/$name.$np.$variant.log"
+        end=${ends[k]:-}; own=""
+        [ "$end" = own ] && [ -e "$dir/$k.own" ] && own=$(< "$dir/$k.own")
+        if [ "$end" = own ] && [ -z "$env" ] && [ -n "$own" ] && [[ "$own" != *_test_fail_* ]]; then
+            # a job of its own variables, with the others that set the same
+            # (not a failure injected once per process: alone)
+            g="$batchdir/$np.$variant.env.$(echo "$own" | md5sum | cut -c1-12)"
+            echo "$own" > "$g.spec"; echo "$name $limit $cmd" >> "$g.runs"
+        elif [ -z "$end" ] || [ "$end" = own ]; then
+            run_one "$name" "$np" "$limit" "$variant" $cmd
+        else
+            mv "$dir/$k.log" "$log"
+            if [ "$end" = - ]; then
+                { echo "the job ended in this run:"; tail -n 20 "$job"; } >> "$log"; end=1
+            fi
+            [ "$end" = 0 ] && [ "${noerr[k]}" != 1 ] && end=1
+            set -- $cmd
+            if [ "$1" = @random ] && [ "$end" = 0 ]; then
+                random_plan "$name" "$np" "$variant" "${@:2}"
+                { echo "seed $seed, $4 epochs, reference osc/$rnd_ref in $rnd_refsync epochs"
+                  random_check "$np" "$((limit * scale))" "$3"; } >> "$log" 2>&1 || end=1
+            fi
+            batch_runs=$((batch_runs + 1))
+            record "$end" "$label" "$log" "${secs[k]}"
+        fi
+        k=$((k + 1))
+    done < "$file"
+}
+
+batch_run_all() {
+    local key part g
+    for key in $batch_keys; do
+        split -l "$BATCH_SIZE" -d -a 3 "$batchdir/$key" "$batchdir/$key.part."
+        for part in "$batchdir/$key".part.[0-9][0-9][0-9]; do
+            batch_job "${key%%.*}" "${key#*.}" "$part"
+        done
+        for g in "$batchdir/$key".env.*.runs; do
+            [ -e "$g" ] && batch_job "${key%%.*}" "${key#*.}" "$g" "${g%.runs}.spec"
+        done
+    done
+}
+
 # client and randomized-tester reference results belong to this build of
 # the programs
 rm -rf "$bindir/clients-ref" "$bindir/random-ref"
@@ -277,10 +412,12 @@ while read -r name ranks limit variants cmd; do
     fi
     for np in ${ranks//,/ }; do
         for v in ${variants//,/ }; do
-            run_one "$name" "$np" "$limit" "$v" $cmd
+            batch_queue "$name" "$np" "$limit" "$v" $cmd || run_one "$name" "$np" "$limit" "$v" $cmd
         done
     done
 done < "$list"
+batch_run_all
+[ "$batch" = 1 ] && echo "batched: $batch_runs runs in $batch_jobs jobs"
 
 [ $failed -gt 0 ] && printf "failed:$failures\n"
 echo "$passed passed, $failed failed"

@@ -40,7 +40,8 @@ fi
 # no arguments: every MPI entry of the list at each of its rank counts (the
 # unit tests and shell checks, rank count 0, are not MPI programs here)
 [ $# -gt 0 ] || set -- --np 2,3,4
-bash "$src/tests/run.sh" --bindir "$build/bin" --dsodir "$build/.libs" "$@"
+# several runs to a job where they can (run.sh --batch), as make check does
+bash "$src/tests/run.sh" --batch --bindir "$build/bin" --dsodir "$build/.libs" "$@"
 rc=$?
 # a report in a run that still printed " No Errors" fails too
 if grep -A12 "ERROR: AddressSanitizer\|runtime error:" "$build/bin/logs"/* 2>/dev/null; then

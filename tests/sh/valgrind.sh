@@ -6,7 +6,11 @@
 # --tls LIST: UCX's transports (UCX_TLS); over TCP every message passes
 # through a system call, where valgrind sees an uninitialised byte the
 # component sends (UCX's shared memory it cannot see: a store, not a call).
-# usage: valgrind.sh BINDIR FLAVOR [--tls LIST] [PROGRAM ARGS...]
+# Several programs, "PROGRAM ARGS... + PROGRAM ARGS...", run in one job
+# under tests/batch/runner.c (valgrind's start-up is most of a short run's
+# time), each program's status checked apart; one that sets MCA variables
+# of its own runs alone after it.
+# usage: valgrind.sh BINDIR FLAVOR [--tls LIST] [PROGRAM ARGS... [+ PROGRAM ARGS...]...]
 bindir=$1 flavor=$2
 shift 2
 tls=()
@@ -19,7 +23,41 @@ prog=$1; shift
 . "$(dirname "$0")/valgrind_lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mpirun -np 2 --oversubscribe --bind-to none \
-    --mca osc newrma --mca osc_newrma_shm 0 "${tls[@]}" \
-    $(valgrind_cmd "$dir") "$bindir/mpi/$prog" "$@" < /dev/null || exit 1
+vg_run() { # program [args...]: a job of its own
+    mpirun -np 2 --oversubscribe --bind-to none \
+        --mca osc newrma --mca osc_newrma_shm 0 "${tls[@]}" \
+        $(valgrind_cmd "$dir") "$bindir/mpi/$1" "${@:2}" < /dev/null
+}
+
+vg_batch() { # the list's runs in one job
+    local n k end rc=0 runs=() run=()
+    for a in "$prog" "$@" +; do
+        if [ "$a" = + ]; then
+            runs+=("${run[*]}"); echo "600 $bindir/mpi/batch/${run[0]}.so ${run[*]}" >> "$dir/list"; run=()
+        else
+            run+=("$a")
+        fi
+    done
+    mpirun -np 2 --oversubscribe --bind-to none \
+        --mca osc newrma --mca osc_newrma_shm 0 "${tls[@]}" \
+        $(valgrind_cmd "$dir") "$bindir/mpi/batch/runner" "$dir/list" < /dev/null > "$dir/out" 2>&1
+    cat "$dir/out"
+    n=${#runs[@]}
+    for ((k = 0; k < n; k++)); do
+        end=$(sed -n "s/^@@batch end $k rc=\([^ ]*\) .*/\1/p" "$dir/out")
+        case "$end" in
+            own) echo "${runs[k]}: a job of its own"; vg_run ${runs[k]} || rc=1 ;;
+            0) sed -n "/^@@batch begin $k\$/,/^@@batch end $k /p" "$dir/out" | grep -q "^ No Errors" ||
+                   { echo "${runs[k]}: no \" No Errors\""; rc=1; } ;;
+            *) echo "${runs[k]}: failed (${end:-the job ended})"; rc=1 ;;
+        esac
+    done
+    return $rc
+}
+
+if [[ " $* " == *" + "* ]]; then
+    vg_batch "$@" || exit 1
+else
+    vg_run "$prog" "$@" || exit 1
+fi
 valgrind_ours "$dir"
