@@ -330,7 +330,7 @@ batch_split() { # log dir
 
 batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
     # MCA variables the job starts with (lines "RANK NAME=VALUE ...")
-    local np=$1 variant=$2 file=$3 env=${4:-} total=60 k=0 name limit cmd end label log own g
+    local np=$1 variant=$2 file=$3 env=${4:-} total=60 k=0 name limit cmd end label log own g sec ne
     local job="$logdir/batch.$np.$variant.$batch_jobs.log" list="$file.list" dir="$file.out"
     local -a ends=() secs=() noerr=()
     rm -rf "$dir" "$list"; mkdir -p "$dir"
@@ -348,8 +348,8 @@ batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
     timeout -k 5 "$total" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
         "$bindir/mpi/batch/runner" "$list" < /dev/null > "$job" 2>&1
     batch_split "$job" "$dir"
-    while read -r k end g own; do
-        ends[k]=$end; secs[k]=$g; noerr[k]=$own
+    while read -r k end sec ne; do
+        ends[k]=$end; secs[k]=$sec; noerr[k]=$ne
     done < <(cat "$dir/summary" 2>/dev/null)
     k=0
     while read -r name limit cmd; do
