@@ -121,7 +121,9 @@ int setenv(const char *name, const char *value, int overwrite)
     batch_needs_own = 1;
     if ((size_t) snprintf(batch_own_env + used, sizeof(batch_own_env) - used, " %s=%s", name + 9,
                           value) >= sizeof(batch_own_env) - used) {
-        batch_own_env[used] = '\0'; /* too long to start a job with: run alone */
+        /* the rest only: a job started with it stops the program again,
+         * and run.sh runs it alone */
+        batch_own_env[used] = '\0';
     }
     return 0;
 }
