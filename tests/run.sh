@@ -184,7 +184,8 @@ random_reference() { # np limit flavor epochs sync "acc tight" ref
 }
 
 # Sets rnd_* for a randomized entry: the program's arguments under newrma
-# (rnd_args), its reference component, flavor and synchronization.
+# (rnd_args), its reference component, flavor and synchronization, the
+# log's first line (rnd_header).
 random_plan() { # name np variant flavor epochs sync [acc] [tight]
     local name=$1 np=$2 variant=$3 flavor=$4 epochs=$5 sync=$6
     rnd_acc=""; rnd_tight=""; rnd_ref=pt2pt
@@ -211,7 +212,7 @@ random_plan() { # name np variant flavor epochs sync [acc] [tight]
     [ "$flavor" = shared ] && rnd_ref=sm
     rnd_out="$bindir/random/$name.$np.$variant"
     rnd_args="$seed $epochs $flavor $rnd_out.newrma $sync $rnd_acc $rnd_tight"
-    mkdir -p "$bindir/random" "$bindir/random-ref"
+    rnd_header="seed $seed, $sync epochs, reference osc/$rnd_ref in $rnd_refsync epochs"
 }
 
 # After newrma's run of random_plan's entry: its results against the
@@ -231,7 +232,7 @@ run_random() { # name np limit variant log flavor epochs sync [acc] [tight]
     random_plan "$name" "$np" "$variant" "${@:6}"
     rm -f "$rnd_out".*
     (
-        echo "seed $seed, $8 epochs, reference osc/$rnd_ref in $rnd_refsync epochs"
+        echo "$rnd_header"
         timeout -k 5 "$limit" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
             $wrap "$bindir/mpi/random_fence" $rnd_args < /dev/null || exit 1
         random_check "$np" "$limit" "$epochs"
@@ -284,6 +285,9 @@ run_client() { # np limit variant log setting program args...
     ) > "$log" 2>&1
 }
 
+# batch_split, the runner's log split by run (valgrind.sh's too)
+. "$here/batch/split.sh"
+
 # --batch: the runs waiting for a job, a file per rank count and variant
 # (lines "name limit program args...") in the order they were first queued
 batchdir="$bindir/batch-queue"; batch_keys=""; batch_jobs=0; batch_runs=0
@@ -303,29 +307,6 @@ batch_queue() { # name np limit variant command...
     [ -e "$batchdir/$np.$variant" ] || batch_keys="$batch_keys $np.$variant"
     shift 4
     echo "$name $limit $*" >> "$batchdir/$np.$variant"
-}
-
-# A batch job's log split by run: $dir/K.log, what run K printed, and a
-# line "K END SECONDS NOERRORS" in $dir/summary for each run that began, END
-# "0", another exit status, "own" or "-" (the job ended in it), NOERRORS 1
-# if it printed " No Errors"; the MCA variables of an "own" run, one line
-# per rank, in $dir/K.own.  One pass: a fork per run costs 5 ms here.
-batch_split() { # log dir
-    awk -v dir="$2" -v job="$1" '
-        function finish(end, secs) {
-            print "(run " k " of the batch job " job ")" >> cur; close(cur)
-            print k, end, secs, noerr > (dir "/summary"); cur = "" }
-        match($0, /@@batch begin [0-9]+/) {
-            k = substr($0, RSTART + 14, RLENGTH - 14); cur = dir "/" k ".log"
-            printf "" > cur; noerr = 0; next }
-        match($0, /@@batch end [0-9]+ rc=[^ ]+ [0-9.]+/) {
-            split(substr($0, RSTART, RLENGTH), f, /[ =]/)
-            finish(f[5], f[6]); next }
-        match($0, /@@batch own .*/) {
-            print substr($0, RSTART + 12) >> (dir "/" k ".own") }
-        cur != "" && /^ No Errors/ { noerr = 1 }
-        cur != "" { print >> cur }
-        END { if (cur != "") finish("-", 0) }' "$1"
 }
 
 batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
@@ -348,9 +329,9 @@ batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
     timeout -k 5 "$total" $(mpirun_cmd "$np" newrma $(variant_args "$variant")) \
         "$bindir/mpi/batch/runner" "$list" < /dev/null > "$job" 2>&1
     batch_split "$job" "$dir"
-    while read -r k end sec ne; do
+    [ ! -e "$dir/summary" ] || while read -r k end sec ne; do
         ends[k]=$end; secs[k]=$sec; noerr[k]=$ne
-    done < <(cat "$dir/summary" 2>/dev/null)
+    done < "$dir/summary"
     k=0
     while read -r name limit cmd; do
         label="$name np=$np $variant"; log="$logdir/$name.$np.$variant.log"
@@ -372,7 +353,7 @@ batch_job() { # np variant file [env]: up to BATCH_SIZE queued runs, env the
             set -- $cmd
             if [ "$1" = @random ] && [ "$end" = 0 ]; then
                 random_plan "$name" "$np" "$variant" "${@:2}"
-                { echo "seed $seed, $4 epochs, reference osc/$rnd_ref in $rnd_refsync epochs"
+                { echo "$rnd_header"
                   random_check "$np" "$((limit * scale))" "$3"; } >> "$log" 2>&1 || end=1
             fi
             batch_runs=$((batch_runs + 1))
@@ -398,6 +379,7 @@ batch_run_all() {
 # client and randomized-tester reference results belong to this build of
 # the programs
 rm -rf "$bindir/clients-ref" "$bindir/random-ref"
+mkdir -p "$bindir/random" "$bindir/random-ref"
 
 while read -r name ranks limit variants cmd; do
     case "$name" in ''|\#*) continue ;; esac

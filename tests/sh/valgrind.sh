@@ -21,6 +21,7 @@ fi
 [ $# -gt 0 ] || set -- putget_fence "$flavor" 4104
 prog=$1; shift
 . "$(dirname "$0")/valgrind_lib.sh"
+. "$(dirname "$0")/../batch/split.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 vg_run() { # program [args...]: a job of its own
@@ -30,7 +31,7 @@ vg_run() { # program [args...]: a job of its own
 }
 
 vg_batch() { # the list's runs in one job
-    local n k end rc=0 runs=() run=()
+    local n k end noerr rc=0 runs=() run=() ends=() noerrs=()
     for a in "$prog" "$@" +; do
         if [ "$a" = + ]; then
             runs+=("${run[*]}"); echo "600 $bindir/mpi/batch/${run[0]}.so ${run[*]}" >> "$dir/list"; run=()
@@ -42,14 +43,18 @@ vg_batch() { # the list's runs in one job
         --mca osc newrma --mca osc_newrma_shm 0 "${tls[@]}" \
         $(valgrind_cmd "$dir") "$bindir/mpi/batch/runner" "$dir/list" < /dev/null > "$dir/out" 2>&1
     cat "$dir/out"
+    mkdir -p "$dir/runs" && batch_split "$dir/out" "$dir/runs"
+    [ ! -e "$dir/runs/summary" ] || while read -r k end _ noerr; do
+        ends[k]=$end; noerrs[k]=$noerr
+    done < "$dir/runs/summary"
     n=${#runs[@]}
     for ((k = 0; k < n; k++)); do
-        end=$(sed -n "s/^@@batch end $k rc=\([^ ]*\) .*/\1/p" "$dir/out")
+        end=${ends[k]:-}
         case "$end" in
             own) echo "${runs[k]}: a job of its own"; vg_run ${runs[k]} || rc=1 ;;
-            0) sed -n "/^@@batch begin $k\$/,/^@@batch end $k /p" "$dir/out" | grep -q "^ No Errors" ||
-                   { echo "${runs[k]}: no \" No Errors\""; rc=1; } ;;
-            *) echo "${runs[k]}: failed (${end:-the job ended})"; rc=1 ;;
+            0) [ "${noerrs[k]}" = 1 ] || { echo "${runs[k]}: no \" No Errors\""; rc=1; } ;;
+            -|"") echo "${runs[k]}: the job ended in or before it"; rc=1 ;;
+            *) echo "${runs[k]}: failed ($end)"; rc=1 ;;
         esac
     done
     return $rc
