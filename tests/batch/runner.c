@@ -144,7 +144,8 @@ static void batch_time_limit(int sig)
     _exit(124);
 }
 
-/* Splits @p line into argv[]; @return argc (at least 2: limit and object). */
+/* Splits @p line into argv[]; @return argc (a run's line has at least 3:
+ * limit, object and name; main skips the others). */
 static int batch_split(char *line, char **argv)
 {
     int argc = 0;
