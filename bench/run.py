@@ -70,6 +70,13 @@ APP_KERNELS = {
     "halo:pscw": ["halo", "pscw", "256", "2000"],
 }
 ENERGY_TOLERANCE = 1e-10
+# An independent harness: Debian's NetPIPE (netpipe-openmpi), whose
+# NPopenmpi2 times PUT (or, with -g, GET) ping-pongs of one size, each
+# transfer closed by MPI_Win_fence on both ranks, on an MPI_Win_create
+# window; its one-way time (the fastest of its trials), in µs.  Its NULL
+# info needs bench/netpipe_info.c preloaded to run under Open MPI.
+NETPIPE = "NPopenmpi2"
+NETPIPE_OPS = ("put", "get")
 # kinds whose rows of one family share an mpirun (window creation, memory and
 # application rows measure a process's first steps, so they run alone)
 BATCHED_KINDS = ("lat", "bw", "rate", "empty")
@@ -113,6 +120,9 @@ def build_rows(full, np_max):
             rows.append((f"rate:put:{sync}:{flavor}:8", 2))
         for sync in ("fence", "lock", "lockall", "pscw"):
             rows.append((f"empty:-:{sync}:{flavor}:-", 2))
+    for op in NETPIPE_OPS:
+        for size in sizes(full):
+            rows.append((f"netpipe:{op}:fence:create:{size}", 2))
     for flavor in FLAVORS:
         rows.append((f"win:-:-:{flavor}:-", 2))
     for flavor in MEM_FLAVORS:
@@ -163,6 +173,8 @@ def row_label(row, np):
         return f"empty {sync} {flavor}" + (f" np={np}" if np > 2 else "")
     if kind == "multi":
         return f"lock epoch to {np - 1} targets, {op} {human(int(size))} each + flush_all np={np}"
+    if kind == "netpipe":
+        return f"NetPIPE {op} {sync} {flavor} {human(int(size))}"
     return f"{kind} {op} {sync} {flavor} {human(int(size))}"
 
 
@@ -203,11 +215,25 @@ class Runner:
             cmd += ["-x", "UCX_TLS", "--mca", "btl", "self,tcp"]
             if comp == "newrma":
                 cmd += ["--mca", "osc_newrma_shm", "0"]
+        if rows[0].startswith("netpipe:"):
+            cmd += ["-x", f"LD_PRELOAD={self.args.netpipe_shim}"]
         return cmd + self.program(rows), env
+
+    def netpipe_iters(self, size):
+        """NetPIPE's round trips per trial (-n): the benchmark's iterations,
+        fewer for large sizes (NetPIPE runs 7 trials of them)."""
+        if size <= 8192:
+            return self.args.iters
+        return max(self.args.iters // (10 if size <= 512 << 10 else 50), 10)
 
     def program(self, rows):
         row = rows[0]
         kind, prog, case = row.split(":")[:3]
+        if kind == "netpipe":
+            size = int(row.split(":")[4])
+            return ([NETPIPE, "-l", str(size), "-u", str(size), "-p", "0", "-n",
+                     str(self.netpipe_iters(size)), "-o", "np.out"]
+                    + (["-g"] if prog == "get" else []))
         if kind != "app":
             return [self.bench, "--iters", str(self.args.iters), "--reps", str(self.args.reps),
                     *rows]
@@ -215,22 +241,28 @@ class Runner:
             return ["nwchem.openmpi", NWCHEM_CASES[case][0]]
         return [self.args.apps] + APP_KERNELS[f"{prog}:{case}"]
 
-    def nwchem_once(self, cmd, env, inp):
-        """One NWChem run in a scratch directory: (process, out, err, seconds),
-        out None after a hang."""
-        with tempfile.TemporaryDirectory(prefix="newrma-nwchem-") as scratch:
-            shutil.copy(os.path.join(HERE, "apps", inp), scratch)
+    def scratch_once(self, cmd, env, timeout, inp=None, result=None):
+        """One run in a scratch directory, with a copy of bench/apps/INP:
+        (process, out, err, seconds, the text of the file RESULT it wrote or
+        None), out None after a hang."""
+        with tempfile.TemporaryDirectory(prefix="newrma-scratch-") as scratch:
+            if inp:
+                shutil.copy(os.path.join(HERE, "apps", inp), scratch)
             start = time.monotonic()
             proc = subprocess.Popen(cmd, env=env, cwd=scratch, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     start_new_session=True)
             try:
-                out, err = proc.communicate(timeout=max(self.args.timeout, 600))
+                out, err = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 _, err = proc.communicate()
-                return proc, None, err, 0.0
-            return proc, out, err, time.monotonic() - start
+                return proc, None, err, 0.0, None
+            elapsed, text = time.monotonic() - start, None
+            if result and os.path.exists(os.path.join(scratch, result)):
+                with open(os.path.join(scratch, result)) as f:
+                    text = f.read()
+            return proc, out, err, elapsed, text
 
     def run_nwchem(self, comp, mode, row, np):
         """Seconds to solution in a scratch directory; the energy is kept."""
@@ -242,8 +274,8 @@ class Runner:
             # library from disk (0.77 s against 0.38 for the next SCF), and
             # the same component always came first on the same row
             self.nwchem_warm.add(mode)
-            self.nwchem_once(cmd, env, inp)
-        proc, out, err, elapsed = self.nwchem_once(cmd, env, inp)
+            self.scratch_once(cmd, env, max(self.args.timeout, 600), inp)
+        proc, out, err, elapsed, _ = self.scratch_once(cmd, env, max(self.args.timeout, 600), inp)
         if out is None:
             self.log(comp, mode, row, np, "hang", "", err)
             return "hang", "-"
@@ -254,12 +286,31 @@ class Runner:
         self.energies.setdefault((mode, row, np, comp), []).append(float(found[-1]))
         return f"{elapsed:.4g}", "s"
 
+    def run_netpipe(self, comp, mode, row, np):
+        """NetPIPE's one-way time for the row's size, µs (its -o file's line:
+        bytes, Mbps, seconds)."""
+        cmd, env = self.command(comp, mode, [row], np)
+        proc, out, err, _, text = self.scratch_once(cmd, env, self.args.timeout, result="np.out")
+        if out is None:
+            self.hung.add((mode, row, np, comp))
+            self.log(comp, mode, row, np, "hang", "", err)
+            return "hang", "-"
+        m = re.search(rf"^\s*{row.split(':')[4]}\s+\S+\s+(\S+)\s*$", text or "", re.M)
+        if proc.returncode != 0 or m is None or not is_number(m.group(1)):
+            self.log(comp, mode, row, np, "crash", out, err)
+            return "crash", "-"
+        return f"{float(m.group(1)) * 1e6:.4g}", "us"
+
     def run(self, comp, mode, rows, np):
         """{row: (value or status, unit)} for rows of one family."""
         if mode == "network" and comp == "rdma":
             return {row: ("n/a", "-") for row in rows}
         if rows[0].startswith("app:nwchem:"):
             return {rows[0]: self.run_nwchem(comp, mode, rows[0], np)}
+        if rows[0].startswith("netpipe:"):
+            if (mode, rows[0], np, comp) in self.hung:
+                return {rows[0]: ("skipped", "-")}
+            return {rows[0]: self.run_netpipe(comp, mode, rows[0], np)}
         got = {row: ("skipped", "-") for row in rows if (mode, row, np, comp) in self.hung}
         todo = [row for row in rows if row not in got]
         if todo:
@@ -568,13 +619,14 @@ def plot(outdir, mode, comps, results, order):
     groups = {}
     for row, np in order:
         kind, op, sync, flavor, size = row.split(":")
-        if kind in ("lat", "bw"):
+        if kind in ("lat", "bw", "netpipe"):
             groups.setdefault((kind, op, sync, flavor), []).append((int(size), row, np))
     for (kind, op, sync, flavor), pts in groups.items():
         base = f"{mode}-{kind}-{op}-{sync}-{flavor}"
         series = line_series(outdir, base, mode, comps, results, pts) if len(pts) > 1 else []
         if series:
-            ylabel = "latency (us)" if kind == "lat" else "bandwidth (MB/s)"
+            ylabel = {"lat": "latency (us)", "bw": "bandwidth (MB/s)",
+                      "netpipe": "NetPIPE one-way time (us)"}[kind]
             line_plot(outdir, base, [f"set title '{kind} {op} {sync} {flavor} ({mode})'",
                                      "set logscale xy", "set xlabel 'size (bytes)'",
                                      f"set ylabel '{ylabel}'"], series)
@@ -642,11 +694,16 @@ def main():
                     "since the run in OLD_DIR (a results/<timestamp> directory)")
     ap.add_argument("--apps", default=os.path.join(TOP, "tests-out", "bench", "osc_newrma_apps"),
                     help="the application kernels' program (default: %(default)s)")
+    ap.add_argument("--netpipe-shim", default=os.path.join(TOP, "tests-out", "bench",
+                                                           "netpipe_info.so"),
+                    help="bench/netpipe_info.c built, preloaded into NetPIPE's ranks "
+                    "(default: %(default)s)")
     ap.add_argument("--dsodir", default=os.path.join(TOP, ".libs"),
                     help="directory of mca_osc_newrma.so (default: %(default)s)")
     args = ap.parse_args()
     # the application rows run in a directory of their own
-    args.dsodir, args.bench, args.apps = (os.path.abspath(p) for p in (args.dsodir, args.bench, args.apps))
+    args.dsodir, args.bench, args.apps, args.netpipe_shim = (
+        os.path.abspath(p) for p in (args.dsodir, args.bench, args.apps, args.netpipe_shim))
     full = args.full
     args.iters = args.iters or (1000 if full else 200)
     args.reps = args.reps or (5 if full else 3)
@@ -659,13 +716,17 @@ def main():
         sys.exit(f"no row matches {args.rows!r}")
     # NWChem rows run Debian's nwchem.openmpi, not the application kernels
     needs = ((args.bench, lambda r: r.split(":")[0] in ("lat", "bw", "rate", "empty", "win")),
-             (args.apps, lambda r: r.startswith("app:") and not r.startswith("app:nwchem:")))
+             (args.apps, lambda r: r.startswith("app:") and not r.startswith("app:nwchem:")),
+             (args.netpipe_shim, lambda r: r.startswith("netpipe:")))
     for prog, needed in needs:
         if not os.path.exists(prog) and any(needed(r) for r, _ in order):
             sys.exit(f"{prog} not built: run 'make -C tests all BUILDDIR=..' first")
     if any(r.startswith("app:nwchem:") for r, _ in order) and not shutil.which("nwchem.openmpi"):
         sys.exit("nwchem.openmpi not found: apt-get install nwchem-openmpi (scripts/bench.sh "
                  "does), or leave the NWChem rows out with --rows")
+    if any(r.startswith("netpipe:") for r, _ in order) and not shutil.which(NETPIPE):
+        sys.exit(f"{NETPIPE} not found: apt-get install netpipe-openmpi (scripts/bench.sh "
+                 "does), or leave the NetPIPE rows out with --rows")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     args.dir = os.path.join(args.out, stamp)
     n = 1

@@ -4,7 +4,8 @@
 # The main job: install what is missing, build osc/newrma and the benchmark
 # program, and compare osc/newrma with osc/rdma, osc/ucx and osc/pt2pt
 # (bench/run.py), on the benchmark program's rows and on application rows
-# (NWChem, Global Arrays kernels, halo exchange).  Arguments go to
+# (NWChem, Global Arrays kernels, halo exchange) and on NetPIPE's PUT and
+# GET ping-pongs (an independent harness).  Arguments go to
 # bench/run.py; without any, the quick comparison in both modes (node-local,
 # then network over TCP).
 set -e
@@ -16,6 +17,6 @@ if ! command -v nwchem.openmpi >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nwchem-openmpi >/dev/null
 fi
 make -s -C tests BUILDDIR="$PWD" MPICC=mpicc "$PWD/tests-out/bench/osc_newrma_bench" \
-    "$PWD/tests-out/bench/osc_newrma_apps" >/dev/null
+    "$PWD/tests-out/bench/osc_newrma_apps" "$PWD/tests-out/bench/netpipe_info.so" >/dev/null
 [ $# -gt 0 ] || set -- --quick --mode both
 exec python3 bench/run.py "$@"

@@ -5,7 +5,7 @@
 # Run by scripts/test.sh and scripts/bench.sh; usable on its own.
 set -e
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc valgrind gnuplot-nox python3 libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libblas-dev liblapack-dev gfortran"
+pkgs="openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev autoconf automake libtool pkg-config make gcc valgrind gnuplot-nox python3 libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev libblas-dev liblapack-dev gfortran netpipe-openmpi"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -17,6 +17,9 @@
 #  5. Application rows: a halo-exchange kernel row gives a number; an NWChem
 #     run whose energy disagrees with the other components' (a stand-in
 #     nwchem.openmpi) is recorded as wrong.
+#  6. Spreads decide ties; --compare lists the rows that moved.
+#  7. NetPIPE rows: a number from Debian's NPopenmpi2, a crash from a
+#     stand-in that reports another size.
 # usage: bench.sh BINDIR
 bindir=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -161,5 +164,18 @@ V=20 LO=19 HI=21 drv --osc newrma --rows '^lat:put:lock:allocate:8$' --bench "$t
     --compare "$old" > "$tmp/out.moved" || fail "driver --compare exited with $?"
 grep -q "1 rows moved" "$tmp/out.moved" && grep -q "lat put lock allocate 8 B osc/newrma: 10 -> 20" "$tmp/out.moved" ||
     { cat "$tmp/out.moved"; fail "--compare: a row that doubled was not listed"; }
+
+# 7. NetPIPE rows: Debian's NPopenmpi2 under the shim gives a number; a
+# stand-in that writes no line for the row's size is a crash
+np_drv() { drv --osc newrma,pt2pt --rows '^netpipe:put:fence:create:8$' --iters 5 \
+               --netpipe-shim "$bindir/bench/netpipe_info.so" "$@"; }
+np_drv > "$tmp/out.np" || { cat "$tmp/drv.err"; fail "driver on a NetPIPE row exited with $?"; }
+grep -qE "^\| NetPIPE put fence create 8 B \| us \| $num \| $num \|" "$tmp/res/latest/table-node.md" ||
+    { cat "$tmp/out.np"; fail "no numbers on the NetPIPE row"; }
+printf '#!/bin/bash\necho "       9 1.0 0.000001" > np.out\n' > "$tmp/bin/NPopenmpi2"
+chmod +x "$tmp/bin/NPopenmpi2"
+PATH="$tmp/bin:$PATH" np_drv > "$tmp/out.np2" || fail "driver on a stand-in NetPIPE exited with $?"
+grep -qE "^\| NetPIPE put fence create 8 B \| - \| crash \| crash \|" "$tmp/res/latest/table-node.md" ||
+    { cat "$tmp/out.np2"; fail "a NetPIPE run without the row's size was not recorded as crash"; }
 
 [ $errors = 0 ] && echo " No Errors" || { echo "$errors errors"; exit 1; }
