@@ -74,7 +74,7 @@
  *            region cache; any window's own UCX registration, made on
  *            the first REGION_QUERY.
  *  COMPONENT component.lock: one-time set-up, the UCX endpoint table, the
- *            shared-segment cache.
+ *            shared-segment cache, the picks that freed windows learned.
  *  LOOKUP    component.modules_lock: the cid -> window table that packet
  *            dispatch reads (with a window lock held, when a spinning
  *            origin gives the agent a turn).
@@ -267,6 +267,10 @@ struct ompi_osc_newrma_component_t {
     opal_mutex_t lock;
     /** segments of freed windows kept for the next ones (osc_newrma_transport_shm.c) */
     opal_list_t shm_cache;
+    /** what the last freed windows' picks learned, where they measured
+     * both ways (module->cma_pick, acc_pick, stream_pick): a new window
+     * starts from it (ompi_osc_newrma_pick_seed); under lock */
+    ompi_osc_newrma_pick_t picks_learned[5];
     /** protects windows and stats_retired (osc_newrma_base_mutex.h: WINDOWS) */
     opal_mutex_t windows_lock;
     /** protects modules only: packet dispatch looks windows up with a

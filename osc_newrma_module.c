@@ -715,6 +715,26 @@ void ompi_osc_newrma_module_reserve_fini(void)
     component.module_reserve = NULL;
 }
 
+/* The window's choices between two ways (osc_newrma_base_pick.h): from
+ * what the last freed windows learned (@p learn false, at creation), or
+ * into it (true, at free, under the window lock). */
+static void module_picks(ompi_osc_newrma_module_t *module, bool learn)
+{
+    ompi_osc_newrma_pick_t *picks[5] = {&module->cma_pick[0], &module->cma_pick[1],
+                                        &module->acc_pick[0], &module->acc_pick[1],
+                                        &module->stream_pick};
+
+    ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+    for (int i = 0; i < 5; ++i) {
+        if (learn) {
+            ompi_osc_newrma_pick_learn(&component.picks_learned[i], picks[i]);
+        } else {
+            ompi_osc_newrma_pick_seed(picks[i], &component.picks_learned[i]);
+        }
+    }
+    ompi_osc_newrma_mutex_unlock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
+}
+
 /* A zeroed module, or, when none can be allocated, the component's reserve
  * with *@p status set: a rank that cannot allocate its module still takes
  * part in every collective of the creation, which carry its failure to all
@@ -779,11 +799,7 @@ int ompi_osc_newrma_select(struct ompi_win_t *win, void **base, size_t size, int
     module->win_state = OMPI_OSC_NEWRMA_WIN_NONE;
     module->fast_last.target = -1;
     module->sync_seq = 1; /* above a new peer entry's cma_seq */
-    ompi_osc_newrma_pick_init(&module->cma_pick[0]);
-    ompi_osc_newrma_pick_init(&module->cma_pick[1]);
-    ompi_osc_newrma_pick_init(&module->acc_pick[0]);
-    ompi_osc_newrma_pick_init(&module->acc_pick[1]);
-    ompi_osc_newrma_pick_init(&module->stream_pick);
+    module_picks(module, false);
 
     win->w_osc_module = &module->super; /* the info callbacks find it there */
     ret = module_build(module, base, module->size, info, status);
@@ -841,6 +857,7 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     }
     ret = ompi_osc_newrma_progress_wait(module, free_ready, NULL);
     module->ready = false;
+    module_picks(module, true);
     ompi_osc_newrma_module_unlock(module);
     if (OMPI_SUCCESS != ret) {
         return ret;

@@ -895,11 +895,13 @@ void ompi_osc_newrma_op_cma_record(ompi_osc_newrma_module_t *module, const ompi_
 
 /* Such an op by the way that moved a KiB faster in this window lately
  * (osc_newrma_cma_pick), each measured as it is used: the copy's call, or
- * UCX's transfer from its issue to its last completion callback.  Below
- * cma_pick_bytes always the copy: UCX's PUT completes locally before the
- * flush that waits for it, so it looks faster than it is (a 512-byte PUT +
- * flush 1.07 us picked, 0.59 by the copy; where the copy is cheap, a 2 MiB
- * PUT + flush 237 picked, 179 by the copy, osc/rdma's 178).
+ * UCX's transfer from its issue to its last completion callback, for a PUT
+ * an endpoint flush behind it (ompi_osc_newrma_ucx_rdma_flushed): UCX's
+ * PUT completes locally first, its data still in the target's FIFO, and
+ * timed so it looked twice as fast as it was (a 2 MiB PUT + fence 174-192
+ * us picked, 133-148 by the copy, osc/rdma's 113-146).  Below
+ * cma_pick_bytes always the copy (a 512-byte PUT + flush 1.07 us picked,
+ * 0.59 by the copy).
  * @return OMPI_ERR_NOT_AVAILABLE when the op takes UCX's path. */
 static int op_cma_picked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                          ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
@@ -1459,6 +1461,11 @@ int ompi_osc_newrma_op_issue(ompi_osc_newrma_module_t *module, ompi_osc_newrma_t
     ret = rdma_mark(target, OMPI_OSC_NEWRMA_OP_PUT == op->kind);
     if (OMPI_SUCCESS != ret) {
         return ret;
+    }
+    if (contig && 0 != op->timed_ns && OMPI_OSC_NEWRMA_OP_PUT == op->kind) {
+        /* timed against the copy (op_cma_picked), complete at the target */
+        return ompi_osc_newrma_ucx_rdma_flushed(op, op->ep, s.stream, op->bytes,
+                                                op->target_addr + (uint64_t) toff, op->rkey);
     }
     if (contig) {
         return ompi_osc_newrma_ucx_rdma(op, op->ep, s.stream, op->bytes,

@@ -922,6 +922,31 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
     return ucx_op_started(op, req, ucx_rma_name(put));
 }
 
+int ompi_osc_newrma_ucx_rdma_flushed(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                                     uint64_t raddr, ucp_rkey_h rkey)
+{
+    ucp_request_param_t param = {0};
+    ucs_status_ptr_t req;
+    int ret;
+
+    ucx_op_count(op, 1); /* the flush's, held from before the transfer: the
+                          * op stays incomplete if the PUT completes at once */
+    ret = ompi_osc_newrma_ucx_rdma(op, ep, buf, len, raddr, rkey);
+    if (OMPI_SUCCESS != ret) {
+        ucx_op_count(op, -1);
+        return ret;
+    }
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = ucx_rdma_cb;
+    param.user_data = op;
+    req = ucp_ep_flush_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        return OMPI_SUCCESS;
+    }
+    ucx_op_done(op, UCS_PTR_STATUS(req), "ucp_ep_flush_nbx");
+    return UCS_OK == UCS_PTR_STATUS(req) ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
 static void ucx_at_call_finish(void *ctx, ucs_status_t status)
 {
     status = ucx_rdma_status(status);

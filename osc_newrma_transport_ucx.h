@@ -132,6 +132,16 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
                              uint64_t raddr, ucp_rkey_h rkey);
 
 /**
+ * ompi_osc_newrma_ucx_rdma of a PUT, then an endpoint flush counted as the
+ * op's last transfer: the op completes when its data is at the target, not
+ * when UCX may reuse @p buf (a shared-memory PUT's data may still wait in
+ * the target's FIFO then), so that its op->timed_ns measures what a
+ * cross-memory copy does.
+ */
+int ompi_osc_newrma_ucx_rdma_flushed(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
+                                     uint64_t raddr, ucp_rkey_h rkey);
+
+/**
  * One RDMA transfer for no op element (@p put: write @p buf to @p raddr,
  * else read it into @p buf): the at_call_done handler given to
  * ompi_osc_newrma_ucx_init runs once with @p ctx and the outcome when it

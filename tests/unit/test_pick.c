@@ -5,8 +5,8 @@
 /* Unit test of the choice between two ways by their measured times
  * (osc_newrma_base_pick.h): both are tried first, the faster is taken,
  * briefly the first time, the other is tried again after a stay and taken
- * when it has become the faster, and the first transfer after a change of
- * way does not count. */
+ * when it has become the faster, the first transfer after a change of way
+ * does not count, and a new pick starts from what an earlier one learned. */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -173,6 +173,46 @@ static void first_not_counted(void)
     CHECK(95 == p.ns_per_kib[0]);
 }
 
+/* A new window starts from what an earlier one learned: the faster way at
+ * once, for the stay it had reached, then the other tried; nothing learned
+ * (one way never measured) is a fresh start. */
+static void seeded(void)
+{
+    ompi_osc_newrma_pick_t p, learned, q;
+    const uint64_t ns[2] = {300, 100};
+    int run = 0;
+
+    ompi_osc_newrma_pick_init(&learned);
+    past_first(&p, ns, true);
+    for (int i = 0; i < 3 * OMPI_OSC_NEWRMA_PICK_STAY; ++i) {
+        step(&p, ns);
+    }
+    ompi_osc_newrma_pick_learn(&learned, &p);
+    CHECK(100 == learned.ns_per_kib[1] && learned.stay > OMPI_OSC_NEWRMA_PICK_STAY);
+    ompi_osc_newrma_pick_seed(&q, &learned);
+    while (1 == step(&q, ns)) {
+        run++;
+    }
+    CHECK((uint32_t) run == learned.stay);
+    for (int i = 1; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        CHECK(0 == step(&q, ns));
+    }
+    CHECK(1 == step(&q, ns));
+
+    ompi_osc_newrma_pick_init(&p); /* way 0 measured only */
+    step(&p, ns);
+    step(&p, ns);
+    ompi_osc_newrma_pick_learn(&learned, &p); /* keeps the earlier lesson */
+    CHECK(100 == learned.ns_per_kib[1]);
+    ompi_osc_newrma_pick_init(&learned);
+    ompi_osc_newrma_pick_learn(&learned, &p);
+    ompi_osc_newrma_pick_seed(&q, &learned);
+    for (int i = 0; i < OMPI_OSC_NEWRMA_PICK_TRIAL; ++i) {
+        CHECK(0 == step(&q, ns)); /* the first trials, as a fresh pick */
+    }
+    CHECK(1 == step(&q, ns));
+}
+
 int main(void)
 {
     trials_first();
@@ -181,5 +221,6 @@ int main(void)
     follows_a_change();
     first_stay_short();
     first_not_counted();
+    seeded();
     return unit_finish("test_pick");
 }
