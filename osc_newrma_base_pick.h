@@ -118,9 +118,11 @@ static inline int ompi_osc_newrma_pick(ompi_osc_newrma_pick_t *p)
  * window that starts over spends its first transfers trying both ways
  * (a benchmark's 2 MiB PUT + fence row, 52 PUTs on one window, took 1.2-1.4
  * times osc/rdma's time so, its trials of the slower way a quarter of
- * them).  The faster way is taken for the stay the earlier window had
- * reached, then the other tried as usual; the first transfer of the way
- * is not counted (new memory).  Without both ways measured, a fresh start. */
+ * them).  The faster way is taken for a usual stay, not the longer one the
+ * earlier window may have reached, since the new window's memory and peers
+ * may differ, then the other tried as usual; the first transfer of the
+ * way is not counted (new memory).  Without both ways measured, a fresh
+ * start. */
 static inline void ompi_osc_newrma_pick_seed(ompi_osc_newrma_pick_t *p,
                                              const ompi_osc_newrma_pick_t *learned)
 {
@@ -131,7 +133,7 @@ static inline void ompi_osc_newrma_pick_seed(ompi_osc_newrma_pick_t *p,
     p->ns_per_kib[0] = learned->ns_per_kib[0];
     p->ns_per_kib[1] = learned->ns_per_kib[1];
     p->way = p->ns_per_kib[1] < p->ns_per_kib[0] ? 1 : 0;
-    p->stay = learned->stay > OMPI_OSC_NEWRMA_PICK_STAY ? learned->stay : OMPI_OSC_NEWRMA_PICK_STAY;
+    p->stay = OMPI_OSC_NEWRMA_PICK_STAY;
     p->left = p->stay;
     p->turn = 3;
 }
