@@ -44,6 +44,10 @@
 #include "osc_newrma_stats.h"
 #include "osc_newrma_base_types.h"
 
+/** a window's picks (cma_pick[2], acc_pick[2], stream_pick), which
+ * component.picks_learned keeps for the next window */
+#define OMPI_OSC_NEWRMA_MODULE_PICKS 5
+
 /** Windows of a process whose mailboxes its agent polls; a window created
  * while this many are open keeps its mailbox closed (its origins send
  * packets), so the agent's poll stays short. */
@@ -270,7 +274,7 @@ struct ompi_osc_newrma_component_t {
     /** what the last freed windows' picks learned, where they measured
      * both ways (module->cma_pick, acc_pick, stream_pick): a new window
      * starts from it (ompi_osc_newrma_pick_seed); under lock */
-    ompi_osc_newrma_pick_t picks_learned[5];
+    ompi_osc_newrma_pick_t picks_learned[OMPI_OSC_NEWRMA_MODULE_PICKS];
     /** protects windows and stats_retired (osc_newrma_base_mutex.h: WINDOWS) */
     opal_mutex_t windows_lock;
     /** protects modules only: packet dispatch looks windows up with a

@@ -77,9 +77,15 @@ static inline uint64_t ompi_osc_newrma_pick_now_ns(void)
 }
 
 /** The way (0 or 1) the next transfer takes. */
+/** The way that moved a KiB faster lately (0 on a tie). */
+static inline int ompi_osc_newrma_pick_faster(const ompi_osc_newrma_pick_t *p)
+{
+    return p->ns_per_kib[1] < p->ns_per_kib[0] ? 1 : 0;
+}
+
 static inline int ompi_osc_newrma_pick(ompi_osc_newrma_pick_t *p)
 {
-    int faster = p->ns_per_kib[1] < p->ns_per_kib[0] ? 1 : 0;
+    int faster = ompi_osc_newrma_pick_faster(p);
 
     if (0 == p->left) {
         switch (p->turn) {
@@ -132,7 +138,7 @@ static inline void ompi_osc_newrma_pick_seed(ompi_osc_newrma_pick_t *p,
     }
     p->ns_per_kib[0] = learned->ns_per_kib[0];
     p->ns_per_kib[1] = learned->ns_per_kib[1];
-    p->way = p->ns_per_kib[1] < p->ns_per_kib[0] ? 1 : 0;
+    p->way = ompi_osc_newrma_pick_faster(p);
     p->stay = OMPI_OSC_NEWRMA_PICK_STAY;
     p->left = p->stay;
     p->turn = 3;

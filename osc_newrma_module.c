@@ -720,12 +720,12 @@ void ompi_osc_newrma_module_reserve_fini(void)
  * into it (true, at free, under the window lock). */
 static void module_picks(ompi_osc_newrma_module_t *module, bool learn)
 {
-    ompi_osc_newrma_pick_t *picks[5] = {&module->cma_pick[0], &module->cma_pick[1],
-                                        &module->acc_pick[0], &module->acc_pick[1],
-                                        &module->stream_pick};
+    ompi_osc_newrma_pick_t *picks[OMPI_OSC_NEWRMA_MODULE_PICKS] = {
+        &module->cma_pick[0], &module->cma_pick[1], &module->acc_pick[0], &module->acc_pick[1],
+        &module->stream_pick};
 
     ompi_osc_newrma_mutex_lock(&component.lock, OMPI_OSC_NEWRMA_MUTEX_COMPONENT);
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < OMPI_OSC_NEWRMA_MODULE_PICKS; ++i) {
         if (learn) {
             ompi_osc_newrma_pick_learn(&component.picks_learned[i], picks[i]);
         } else {

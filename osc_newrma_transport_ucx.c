@@ -906,6 +906,18 @@ static ucs_status_ptr_t ucx_rma_nbx(bool put, ucp_ep_h ep, void *buf, size_t len
                : ucp_get_nbx(ep, buf, len, raddr, rkey, &param);
 }
 
+/* One ucp_ep_flush_nbx whose callback @p cb gets @p user_data (as
+ * ucx_rma_nbx). */
+static ucs_status_ptr_t ucx_flush_nbx(ucp_ep_h ep, ucp_send_nbx_callback_t cb, void *user_data)
+{
+    ucp_request_param_t param = {0};
+
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = cb;
+    param.user_data = user_data;
+    return ucp_ep_flush_nbx(ep, &param);
+}
+
 static const char *ucx_rma_name(bool put)
 {
     return put ? "ucp_put_nbx" : "ucp_get_nbx";
@@ -925,7 +937,6 @@ int ompi_osc_newrma_ucx_rdma(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, s
 int ompi_osc_newrma_ucx_rdma_flushed(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void *buf, size_t len,
                                      uint64_t raddr, ucp_rkey_h rkey)
 {
-    ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
     int ret;
 
@@ -936,10 +947,7 @@ int ompi_osc_newrma_ucx_rdma_flushed(ompi_osc_newrma_op_t *op, ucp_ep_h ep, void
         ucx_op_count(op, -1);
         return ret;
     }
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = ucx_rdma_cb;
-    param.user_data = op;
-    req = ucp_ep_flush_nbx(ep, &param);
+    req = ucx_flush_nbx(ep, ucx_rdma_cb, op);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
@@ -1119,14 +1127,10 @@ static void ucx_rma_done_cb(void *request, ucs_status_t status, void *user_data)
 
 int ompi_osc_newrma_ucx_rma_done(ucp_ep_h ep, ompi_osc_newrma_atomic_t *counter)
 {
-    ucp_request_param_t param = {0};
     ucs_status_ptr_t req;
 
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    param.cb.send = ucx_rma_done_cb;
-    param.user_data = (void *) counter;
     opal_atomic_add_fetch_32(counter, 1);
-    req = ucp_ep_flush_nbx(ep, &param);
+    req = ucx_flush_nbx(ep, ucx_rma_done_cb, (void *) counter);
     if (UCS_PTR_IS_PTR(req)) {
         return OMPI_SUCCESS;
     }
