@@ -798,6 +798,20 @@ static size_t cma_min_bytes(const ompi_osc_newrma_module_t *module, bool write, 
     return small < limit ? small : limit;
 }
 
+/* @p rank's peer when the cross-memory copy may reach its window now: on
+ * this node (ompi_osc_newrma_shm_cma_peer) and known to be past the last
+ * fence that ended an epoch (ompi_osc_newrma_peer_bypass_ok).  The copy
+ * bypasses the peer's agent as RDMA does: right after such a fence another
+ * origin's packets of the ending epoch may still be on their way to it (a
+ * PUT from another node landed after this node's PUT of the next epoch),
+ * where packets of mine wait behind them (pkt_epoch_hold). */
+static ompi_osc_newrma_peer_t *cma_peer(ompi_osc_newrma_module_t *module, int rank)
+{
+    ompi_osc_newrma_peer_t *peer = ompi_osc_newrma_shm_cma_peer(module, rank);
+
+    return NULL != peer && ompi_osc_newrma_peer_bypass_ok(module, peer) ? peer : NULL;
+}
+
 /* @p rank's peer when a contiguous access of @p bytes, a write or not (as
  * cma_min_bytes, from @p limit: osc_newrma_cma_bytes for PUTs and GETs,
  * osc_newrma_acc_cma_bytes for MPI_REPLACE and MPI_NO_OP reads), is of the
@@ -809,7 +823,7 @@ static ompi_osc_newrma_peer_t *cma_sized(ompi_osc_newrma_module_t *module, int r
                                          size_t limit, size_t bytes)
 {
     return module->config.shm && limit > 0 && bytes >= cma_min_bytes(module, write, limit)
-               ? ompi_osc_newrma_shm_cma_peer(module, rank)
+               ? cma_peer(module, rank)
                : NULL;
 }
 
@@ -1104,8 +1118,8 @@ static ompi_osc_newrma_peer_t *acc_copy_peer(ompi_osc_newrma_module_t *module,
 {
     ompi_osc_newrma_peer_t *peer;
 
-    if (!acc_alone(module, target, op, toff_p) ||
-        NULL == (peer = ompi_osc_newrma_shm_cma_peer(module, target->rank)) || NULL == peer->lock ||
+    if (!acc_alone(module, target, op, toff_p) || NULL == (peer = cma_peer(module, target->rank)) ||
+        NULL == peer->lock ||
         !ompi_osc_newrma_shm_cma_works(peer->cma_pid, op->target_addr + (uint64_t) *toff_p)) {
         return NULL;
     }
@@ -1289,7 +1303,7 @@ static int acc_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *t
     int ret, way, stream_way;
 
     if (!acc_cma_wanted(module, target, op, &toff) ||
-        NULL == (peer = ompi_osc_newrma_shm_cma_peer(module, target->rank)) || NULL == peer->lock ||
+        NULL == (peer = cma_peer(module, target->rank)) || NULL == peer->lock ||
         (!write && OMPI_SUCCESS != ompi_osc_newrma_acc_result_stream(op))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -1888,7 +1902,7 @@ static bool rma_fetch_copy_at_call(ompi_osc_newrma_module_t *module, const rma_a
     if (!acc_fetch_copy_sized(module, a->kind, a->op, a->basic, bytes) || bytes > sizeof(window) ||
         NULL != a->request || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         !last_sync_waits(module, false) || !ompi_osc_newrma_acc_plain(module) ||
-        NULL == (peer = ompi_osc_newrma_shm_cma_peer(module, a->target)) || NULL == peer->lock ||
+        NULL == (peer = cma_peer(module, a->target)) || NULL == peer->lock ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff) ||
         !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &roff) ||
