@@ -20,8 +20,11 @@
  */
 #include "mtest.h"
 
-#define INTS     2048 /* the region: 8 KiB */
-#define WIN_INTS (INTS + 64)
+#define INTS      2048 /* the region: 8 KiB */
+#define REGION_AT 16   /* its first byte in rank 1's window */
+#define WIN_INTS  (INTS + 64)
+#define FAR(r)    (2000000 + (r)) /* the far rank's value of round r */
+#define NEAR(r)   (1000000 + (r)) /* rank 0's */
 
 enum { NEAR_PUT, NEAR_REPLACE, NEAR_GET, NEAR_NOOP, NEAR_KINDS };
 
@@ -32,23 +35,25 @@ static const char *const kind_names[] = {"PUT", "MPI_REPLACE", "GET", "MPI_NO_OP
 static void far_put(mtest_win_t *w, MPI_Datatype strided, int32_t *src, int r)
 {
     for (int i = 0; i < INTS; ++i) {
-        src[i] = 2000000 + r;
+        src[i] = FAR(r);
     }
     if (r % 2) {
-        MPI_CHECK(MPI_Put(src, INTS / 5 * 3, MPI_INT32_T, 1, w->disp0[1] + 16, 1, strided, w->win));
+        MPI_CHECK(MPI_Put(src, INTS / 5 * 3, MPI_INT32_T, 1, w->disp0[1] + REGION_AT, 1, strided,
+                          w->win));
     } else {
-        MPI_CHECK(MPI_Put(src, INTS, MPI_INT32_T, 1, w->disp0[1] + 16, INTS, MPI_INT32_T, w->win));
+        MPI_CHECK(
+            MPI_Put(src, INTS, MPI_INT32_T, 1, w->disp0[1] + REGION_AT, INTS, MPI_INT32_T, w->win));
     }
 }
 
 /* Rank 0's access of round @p r, over the whole region. */
 static void near_access(mtest_win_t *w, int kind, int32_t *buf, int r)
 {
-    MPI_Aint disp = w->disp0[1] + 16;
+    MPI_Aint disp = w->disp0[1] + REGION_AT;
 
     if (NEAR_PUT == kind || NEAR_REPLACE == kind) {
         for (int i = 0; i < INTS; ++i) {
-            buf[i] = 1000000 + r;
+            buf[i] = NEAR(r);
         }
     } else {
         memset(buf, 0xAB, INTS * sizeof(int32_t));
@@ -77,9 +82,9 @@ static void near_access(mtest_win_t *w, int kind, int32_t *buf, int r)
 static int32_t far_value(int i, int r)
 {
     if (r % 2 && (i % 5 >= 3 || i >= INTS / 5 * 5)) {
-        return 1000000 + (r - 1);
+        return NEAR(r - 1);
     }
-    return 2000000 + r;
+    return FAR(r);
 }
 
 int main(int argc, char **argv)
@@ -87,7 +92,7 @@ int main(int argc, char **argv)
     int rounds = argc > 2 ? atoi(argv[2]) : 1000, n, me;
     MPI_Datatype strided;
     mtest_win_t w;
-    int32_t *buf;
+    int32_t *buf, *region;
 
     setenv("OMPI_MCA_osc_newrma_cma_bytes", "1024", 0);
     mtest_init(&argc, &argv);
@@ -103,6 +108,7 @@ int main(int argc, char **argv)
     }
     mtest_win_create(&w, argv[1], WIN_INTS * sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD);
     memset(w.base, 0, WIN_INTS * sizeof(int32_t));
+    region = (int32_t *) ((char *) w.base + REGION_AT);
     MPI_CHECK(MPI_Type_vector(INTS / 5, 3, 5, MPI_INT32_T, &strided));
     MPI_CHECK(MPI_Type_commit(&strided));
     buf = malloc(INTS * sizeof(int32_t));
@@ -126,14 +132,13 @@ int main(int argc, char **argv)
             /* rank 1's region holds rank 0's value: the next round's far
              * PUT leaves it in the gaps of its strided blocks */
             for (int i = 0; 1 == me && i < INTS; ++i) {
-                int32_t got = ((int32_t *) w.base)[16 / sizeof(int32_t) + i];
-                MTEST_CHECK(got == 1000000 + r, "round %d: after rank 0's %s int %d is %d", r,
-                            kind_names[kind], i, got);
+                MTEST_CHECK(region[i] == NEAR(r), "round %d: after rank 0's %s int %d is %d", r,
+                            kind_names[kind], i, region[i]);
             }
         } else if (1 == me) {
             /* rank 0 read: leave its value there as a PUT would have */
             for (int i = 0; i < INTS; ++i) {
-                ((int32_t *) w.base)[16 / sizeof(int32_t) + i] = 1000000 + r;
+                region[i] = NEAR(r);
             }
         }
         MPI_CHECK(MPI_Win_fence(0, w.win));
