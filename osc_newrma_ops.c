@@ -873,6 +873,23 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     return cma_takes(module, target->rank, op->kind, op->bytes);
 }
 
+/* A PUT's (@p put) or GET's cross-memory copy of @p bytes with window
+ * rank @p rank (process @p pid): shared with the target's agent from
+ * osc_newrma_cma_share_bytes (ompi_osc_newrma_mbox_share_copy), alone
+ * where no mailbox slot is free. */
+static int cma_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid, bool put, char *local,
+                    uint64_t remote, size_t bytes)
+{
+    if (component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes) {
+        int ret = ompi_osc_newrma_mbox_share_copy(module, rank, pid, put, local, remote, bytes);
+
+        if (OMPI_ERR_NOT_AVAILABLE != ret) {
+            return ret;
+        }
+    }
+    return ompi_osc_newrma_shm_cma(pid, put, local, remote, bytes);
+}
+
 /* A large contiguous PUT or GET to a node-local peer whose memory is not in
  * the shared segment, alone in its target's list: one cross-memory copy,
  * complete when it returns.  UCX's own took 220 us for 2 MiB here, the
@@ -882,9 +899,9 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 static int op_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma_target_t *target,
                   ompi_osc_newrma_op_t *op, char *stream, ptrdiff_t toff)
 {
-    int ret = ompi_osc_newrma_shm_cma(ompi_osc_newrma_peer(module, target->rank)->cma_pid,
-                                      OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
-                                      op->target_addr + (uint64_t) toff, op->bytes);
+    int ret = cma_copy(module, target->rank, ompi_osc_newrma_peer(module, target->rank)->cma_pid,
+                       OMPI_OSC_NEWRMA_OP_PUT == op->kind, stream,
+                       op->target_addr + (uint64_t) toff, op->bytes);
     if (OMPI_SUCCESS == ret) {
         OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d by cross-memory copy",
                            OMPI_OSC_NEWRMA_OP_PUT == op->kind ? "PUT" : "GET", op->bytes,
@@ -1803,7 +1820,7 @@ static bool cma_at_call(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t
         (NULL != t && !copy_at_call_clear(t, put))) {
         return false;
     }
-    ret = ompi_osc_newrma_shm_cma(peer->cma_pid, put, origin, taddr, bytes);
+    ret = cma_copy(module, peer->rank, peer->cma_pid, put, origin, taddr, bytes);
     if (OMPI_ERR_NOT_AVAILABLE == ret) {
         return false;
     }

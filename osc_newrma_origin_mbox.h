@@ -129,6 +129,21 @@ int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrm
                                 const ompi_osc_newrma_mbox_access_t *access, size_t part,
                                 ompi_osc_newrma_mbox_rest_fn_t rest, void *arg);
 
+/**
+ * A PUT (@p put) or GET of @p bytes between @p origin and @p taddr in
+ * window rank @p rank's memory (process @p pid, on this node, reached by
+ * the cross-memory copy), copied by this process and the target's agent at
+ * once, chunk by chunk (ompi_osc_newrma_shm_mbox_share_t), through one of
+ * its mailbox slots: the agent takes the chunks this process has not taken
+ * yet when it polls, and this process takes them all when it does not.
+ * Complete when it returns; what the agent failed to copy is copied again
+ * here.  Window lock held.
+ * @return OMPI_ERR_NOT_AVAILABLE when no slot was free (nothing moved) or
+ *         the kernel refuses the copy; else the copy's status.
+ */
+int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
+                                    bool put, char *origin, uint64_t taddr, size_t bytes);
+
 /** Origin: take the answer of @p target's slot if it has come (window lock
  * held).  @return 1 when taken, else 0. */
 int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,

@@ -86,6 +86,16 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                            "the cross-memory copy of the MPI call itself, "
                                            "without an operation element (counted in ops_rdma "
                                            "too)"},
+    [OMPI_OSC_NEWRMA_STAT_COPIES_SHARED] = {"copies_shared",
+                                            "Contiguous GETs and PUTs to a node-local target "
+                                            "whose cross-memory copy its agent shared, copying "
+                                            "the chunks the origin had not taken yet "
+                                            "(osc_newrma_cma_share_bytes; counted at the "
+                                            "origin)"},
+    [OMPI_OSC_NEWRMA_STAT_CHUNKS_BY_TARGET] = {"chunks_by_target",
+                                               "The chunks of those copies that the target's "
+                                               "agent copied (osc_newrma_cma_share_chunk bytes "
+                                               "each; counted at the origin)"},
     [OMPI_OSC_NEWRMA_STAT_REDUCED_BY_REF] = {"reduced_by_ref",
                                              "MPI_Accumulate reductions to a node-local target "
                                              "whose operands its agent read from the origin by "

@@ -45,6 +45,8 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_MAILBOX_AT_CALL,    /**< accesses posted to a mailbox without one */
     OMPI_OSC_NEWRMA_STAT_RDMA_AT_CALL,       /**< GETs and PUTs by RDMA without one */
     OMPI_OSC_NEWRMA_STAT_COPY_AT_CALL,       /**< GETs and PUTs copied without one */
+    OMPI_OSC_NEWRMA_STAT_COPIES_SHARED,      /**< cross-memory copies the target's agent shared */
+    OMPI_OSC_NEWRMA_STAT_CHUNKS_BY_TARGET,   /**< their chunks the agent copied */
     OMPI_OSC_NEWRMA_STAT_REDUCED_BY_REF,     /**< reductions whose operands the target read */
     OMPI_OSC_NEWRMA_STAT_STREAM_PARTS_BACK,  /**< mailbox stream parts the origin moved */
     OMPI_OSC_NEWRMA_STAT_READS_AGAIN,        /**< MPI_NO_OP reads read again under the lock */

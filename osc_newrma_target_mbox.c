@@ -17,10 +17,34 @@
 #include "osc_newrma_target_mbox.h"
 #include "osc_newrma_transport_shm.h"
 
+/* A shared copy's chunks (OMPI_OSC_NEWRMA_SHM_MBOX_SHARE) that its origin
+ * has not taken: a GET's written into the origin's buffer, a PUT's read
+ * from it.  A failure, or an origin this process cannot reach, is the
+ * origin's to mend: it copies the whole access again itself. */
+static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
+{
+    ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
+    ompi_osc_newrma_peer_t *origin = ompi_osc_newrma_shm_cma_peer(module, share->rank);
+    int status = OMPI_SUCCESS;
+
+    if (NULL == origin) {
+        share->failed = 1;
+        return OMPI_SUCCESS;
+    }
+    share->by_target =
+        ompi_osc_newrma_shm_share_run(share, origin->cma_pid, OMPI_OSC_NEWRMA_OP_GET == slot->kind,
+                                      (char *) (uintptr_t) slot->addr, share->addr, &status);
+    share->failed = OMPI_SUCCESS != status;
+    return OMPI_SUCCESS;
+}
+
 int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
 {
     char *mem = (char *) (uintptr_t) slot->addr, *data;
 
+    if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_SHARE) {
+        return mbox_apply_share(module, slot);
+    }
     if (slot->len > OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) {
         return OMPI_ERR_BAD_PARAM; /* more than its area holds */
     }

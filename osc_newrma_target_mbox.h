@@ -17,8 +17,9 @@
 struct ompi_osc_newrma_shm_mbox_t;
 
 /** The agent's poll: apply one posted slot of mine (a PUT's bytes copied
- * in, a GET's out, an accumulate as its ACC packet would be).  @return the
- * status its origin reads. */
+ * in, a GET's out, an accumulate as its ACC packet would be; a shared
+ * copy's chunks that its origin has not taken yet).  @return the status
+ * its origin reads. */
 int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module,
                                struct ompi_osc_newrma_shm_mbox_t *slot);
 

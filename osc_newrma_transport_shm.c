@@ -1024,6 +1024,29 @@ ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *m
     return peer->cma_pid > 0 ? peer : NULL;
 }
 
+int32_t ompi_osc_newrma_shm_share_run(ompi_osc_newrma_shm_mbox_share_t *share, int32_t pid,
+                                      bool write, char *mine, uint64_t theirs, int *status_p)
+{
+    uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
+    int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk), copied = 0;
+
+    for (;;) {
+        int32_t c = opal_atomic_fetch_add_32(&share->next, 1);
+        uint64_t at = (uint64_t) c * chunk;
+        int ret;
+
+        if (c >= chunks) {
+            return copied;
+        }
+        ret = ompi_osc_newrma_shm_cma(pid, write, mine + at, theirs + at,
+                                      (size_t) (share->len - at < chunk ? share->len - at : chunk));
+        if (OMPI_SUCCESS != ret && OMPI_SUCCESS == *status_p) {
+            *status_p = ret;
+        }
+        copied++;
+    }
+}
+
 bool ompi_osc_newrma_shm_cma_works(int32_t pid, uint64_t remote)
 {
     static volatile bool proven = false;
