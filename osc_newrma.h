@@ -199,6 +199,7 @@ struct ompi_osc_newrma_component_t {
      * agent (ompi_osc_newrma_mbox_share_copy), in chunks of
      * cma_share_chunk bytes; 0 never */
     long cma_share_bytes;
+    long segment_share_bytes;
     long cma_share_chunk;
     /** node-local reductions (MPI_Accumulate) from this size stream
      * through the target's mailbox slots (ops.c's acc_stream_sized);
@@ -324,6 +325,12 @@ struct ompi_osc_newrma_component_t {
      * holder of progress_busy: ompi_osc_newrma_agent_acquire) */
     ompi_osc_newrma_module_t *mbox_windows[OMPI_OSC_NEWRMA_MBOX_WINDOWS];
     int mbox_nwindows;
+    /** the same for windows in the node's segment, whose slots carry
+     * shared copies alone (seg_share): polled every
+     * OMPI_OSC_NEWRMA_SEG_POLL_EVERY rounds (seg_poll_rounds counts them) */
+    ompi_osc_newrma_module_t *seg_windows[OMPI_OSC_NEWRMA_MBOX_WINDOWS];
+    int seg_nwindows;
+    unsigned seg_poll_rounds;
     /** async progress thread (osc_newrma_async_progress) */
     opal_thread_t progress_thread;
     int progress_thread_efd;
@@ -610,11 +617,20 @@ struct ompi_osc_newrma_module_t {
     /** creation finished: the agent delivers its packets (until then a peer
      * that left the creation's exchange early has them held) */
     bool built;
-    /** my mailbox slots are open and in component.mbox_windows */
+    /** my mailbox slots are open and in component.mbox_windows (or
+     * seg_windows) */
     bool mbox_polled;
     /** my small lone ops to peers may go through their mailboxes, and mine
      * may open (osc_newrma_mailbox, ompi_osc_newrma_shm_indirect) */
     bool mbox_ok;
+    /** a window in the node's segment whose large PUTs and GETs to
+     * node-local peers are copied with the target's agent
+     * (osc_newrma_segment_share_bytes, ompi_osc_newrma_mbox_share_segment):
+     * my mailbox opens for those alone; cleared when an agent fails one */
+    bool seg_share;
+    /** what a fast path's block must reach to ask for that (SIZE_MAX when
+     * seg_share is off): one compare in the path of every small copy */
+    size_t seg_share_from;
     /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;
 

@@ -408,13 +408,40 @@ static int layout_copy(const layout_t *dst, const layout_t *src, size_t bytes)
     return layout_pieces(dst, src, bytes);
 }
 
-static int rma_direct(const rma_args_t *a, char *target, size_t bytes)
+/* A move between @p local and @p t (into @p t when @p put) of one block
+ * each side, of segment_share_bytes or more, to window rank @p rank, a
+ * node-local peer whose part of the node's segment @p t lies in: copied
+ * with its agent (ompi_osc_newrma_mbox_share_segment), as the fast paths
+ * do (fast_shared).  @return OMPI_ERR_NOT_AVAILABLE when not so moved
+ * (nothing moved), else the move's status. */
+static int direct_shared(ompi_osc_newrma_module_t *module, int rank, bool put,
+                         const layout_t *local, const layout_t *t, size_t bytes)
+{
+    ompi_osc_newrma_peer_t *peer;
+    ptrdiff_t loff, toff;
+
+    if (bytes < module->seg_share_from || rank == module->my_rank ||
+        NULL == (peer = ompi_osc_newrma_peer(module, rank)) ||
+        !ompi_osc_newrma_dtype_contig(local->dt, local->count, &loff) ||
+        !ompi_osc_newrma_dtype_contig(t->dt, t->count, &toff)) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    return ompi_osc_newrma_mbox_share_segment(module, rank, put, local->mem + loff, t->mem + toff,
+                                              (size_t) (t->mem + toff - peer->shm_base), bytes);
+}
+
+static int rma_direct(ompi_osc_newrma_module_t *module, const rma_args_t *a, char *target,
+                      size_t bytes)
 {
     layout_t t = {a->target_dt, a->target_count, target},
              o = {a->origin_dt, a->origin_count, (char *) a->origin_addr};
+    bool put = OMPI_OSC_NEWRMA_OP_PUT == a->kind;
+    int ret = direct_shared(module, a->target, put, &o, &t, bytes);
 
-    return OMPI_OSC_NEWRMA_OP_PUT == a->kind ? layout_copy(&t, &o, bytes)
-                                             : layout_copy(&o, &t, bytes);
+    if (OMPI_ERR_NOT_AVAILABLE != ret) {
+        return ret;
+    }
+    return put ? layout_copy(&t, &o, bytes) : layout_copy(&o, &t, bytes);
 }
 
 /* A node-local or own target's MPI_NO_OP read or MPI_REPLACE (fetching or
@@ -440,11 +467,15 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ompi_osc_newrma_acc_lock_take(lock);
-    if (fetch) {
-        ret = layout_copy(&r, &t, bytes);
-    }
-    if (OMPI_SUCCESS == ret && replace) {
-        ret = layout_copy(&t, &o, bytes);
+    /* a move alone (no fetch beside a write) may share its copy, under the
+     * lock as acc_fast_shared */
+    ret = fetch != replace ? direct_shared(module, a->target, replace, replace ? &o : &r, &t, bytes)
+                           : OMPI_ERR_NOT_AVAILABLE;
+    if (OMPI_ERR_NOT_AVAILABLE == ret) {
+        ret = fetch ? layout_copy(&r, &t, bytes) : OMPI_SUCCESS;
+        if (OMPI_SUCCESS == ret && replace) {
+            ret = layout_copy(&t, &o, bytes);
+        }
     }
     ompi_osc_newrma_acc_lock_release(lock);
     return ret;
@@ -2265,7 +2296,7 @@ static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)
                               &ompi_osc_newrma_peer(module, a->target)->lock->acc_lock);
     }
     if (NULL != mem.direct) {
-        return rma_direct(a, mem.direct, bytes);
+        return rma_direct(module, a, mem.direct, bytes);
     }
     mem.target = ompi_osc_newrma_optable_lookup(&module->table, a->target);
     if (!rma_packed(module, a, &mem, bytes, &ret) &&
@@ -2520,6 +2551,66 @@ rma_fast_first(ompi_osc_newrma_module_t *module, int origin_count,
     return true;
 }
 
+/* A fast path's copy of a block of segment_share_bytes or more to a node-local
+ * peer's part of the node's segment, shared with the peer's agent
+ * (ompi_osc_newrma_mbox_share_segment): two processes copying halves of
+ * 2 MiB beat one.  Out of line: the small copies' path stays as it was.
+ * @return true when served (*@p ret_p its status). */
+static __opal_attribute_noinline__ bool fast_shared(ompi_osc_newrma_module_t *module,
+                                                    const rma_fast_t *f, bool put, char *origin,
+                                                    int *ret_p)
+{
+    int ret =
+        ompi_osc_newrma_mbox_share_segment(module, f->peer->rank, put, origin, f->target,
+                                           (size_t) (f->target - f->peer->shm_base), f->bytes);
+
+    if (OMPI_ERR_NOT_AVAILABLE == ret) {
+        return false;
+    }
+    *ret_p = ret;
+    return true;
+}
+
+/* Whether fast path @p f moves enough to ask fast_shared. */
+static inline __opal_attribute_always_inline__ bool
+fast_share_size(const ompi_osc_newrma_module_t *module, const rma_fast_t *f)
+{
+    return OPAL_UNLIKELY(f->bytes >= module->seg_share_from);
+}
+
+/* acc_fast's MPI_REPLACE (ARMCI-MPI's put) or MPI_NO_OP read (its get) of
+ * segment_share_bytes or more: copied with the target's agent
+ * (fast_shared) under the target's accumulate lock, which the copy holds
+ * for the whole of it as the memcpy did.  What the origin may wait for
+ * meanwhile is the chunk the agent is copying: a cross-memory copy, which
+ * takes no lock.  Out of line, as fast_shared.
+ * @return false when not served: not such an access, no slot, or the
+ *         target died copying (the full way then reports it). */
+static __opal_attribute_noinline__ bool acc_fast_shared(ompi_osc_newrma_module_t *module,
+                                                        ompi_osc_newrma_op_kind_t kind,
+                                                        struct ompi_op_t *op, const rma_fast_t *f,
+                                                        const char *origin, char *result)
+{
+    bool put = OMPI_OSC_NEWRMA_OP_ACC == kind && ompi_osc_newrma_acc_is_replace(op);
+    volatile int32_t *lock = &f->peer->lock->acc_lock;
+    int ret;
+
+    if (!put &&
+        !(OMPI_OSC_NEWRMA_OP_GACC == kind && ompi_osc_newrma_acc_is_no_op(op) && NULL != result)) {
+        return false;
+    }
+    ompi_osc_newrma_acc_lock_take(lock);
+    ret = ompi_osc_newrma_mbox_share_segment(module, f->peer->rank, put,
+                                             put ? (char *) origin : result, f->target,
+                                             (size_t) (f->target - f->peer->shm_base), f->bytes);
+    ompi_osc_newrma_acc_lock_release(lock);
+    if (OMPI_SUCCESS != ret) {
+        return false;
+    }
+    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f->bytes);
+    return true;
+}
+
 /* The accumulate family's fast path: one predefined type on every side
  * (one block each), a plain window (ompi_osc_newrma_acc_plain), an op
  * ompi_osc_newrma_acc_contig serves; what rma_direct_acc does, without an
@@ -2544,8 +2635,16 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
         (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
         !ompi_osc_newrma_acc_plain(module) || ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
-                  &f) ||
-        !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
+                  &f)) {
+        return false;
+    }
+    if (fast_share_size(module, &f) &&
+        acc_fast_shared(module, kind, op, &f,
+                        read_only ? NULL : (const char *) origin_addr + f.origin_offset,
+                        NULL != result_dt ? (char *) result_addr + f.origin_offset : NULL)) {
+        return true;
+    }
+    if (!ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
                                     read_only ? NULL : (const char *) origin_addr + f.origin_offset,
                                     NULL != result_dt ? (char *) result_addr + f.origin_offset
                                                       : NULL,
@@ -2934,6 +3033,10 @@ static __opal_attribute_noinline__ int put_first(const void *origin_addr, int or
 
     if (OPAL_LIKELY(rma_fast_first(module, origin_count, origin_dt, target, target_disp,
                                    target_count, target_dt, &f))) {
+        if (fast_share_size(module, &f) &&
+            fast_shared(module, &f, true, (char *) origin_addr + f.origin_offset, &ret)) {
+            return ret;
+        }
         ompi_osc_newrma_copy_elem(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -2954,8 +3057,10 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
 
+    /* a block to share goes to put_first: no frame here for its status */
     if (OPAL_LIKELY(rma_fast_again(module, origin_count, origin_dt, target, target_disp,
-                                   target_count, target_dt, &f))) {
+                                   target_count, target_dt, &f) &&
+                    !fast_share_size(module, &f))) {
         ompi_osc_newrma_copy_elem(f.target, origin_addr, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -2978,6 +3083,10 @@ static __opal_attribute_noinline__ int get_first(void *origin_addr, int origin_c
 
     if (OPAL_LIKELY(rma_fast_first(module, origin_count, origin_dt, target, target_disp,
                                    target_count, target_dt, &f))) {
+        if (fast_share_size(module, &f) &&
+            fast_shared(module, &f, false, (char *) origin_addr + f.origin_offset, &ret)) {
+            return ret;
+        }
         ompi_osc_newrma_copy_elem((char *) origin_addr + f.origin_offset, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -2999,7 +3108,8 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
     rma_fast_t f;
 
     if (OPAL_LIKELY(rma_fast_again(module, origin_count, origin_dt, target, target_disp,
-                                   target_count, target_dt, &f))) {
+                                   target_count, target_dt, &f) &&
+                    !fast_share_size(module, &f))) { /* as ompi_osc_newrma_put */
         ompi_osc_newrma_copy_elem(origin_addr, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);

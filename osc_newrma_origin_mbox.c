@@ -489,22 +489,22 @@ static size_t share_chunk(size_t bytes)
     return chunk < OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX ? chunk : OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX;
 }
 
-int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
-                                    bool put, char *origin, uint64_t taddr, size_t bytes)
+/* A slot of @p rank's claimed and posted for a shared copy of @p bytes
+ * (@p flags beside OMPI_OSC_NEWRMA_SHM_MBOX_SHARE, @p addr as they say),
+ * or NULL when none is free or its agent does not poll. */
+static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, int rank, bool put,
+                                              uint8_t flags, uint64_t addr, char *origin,
+                                              size_t bytes)
 {
     ompi_osc_newrma_shm_mbox_t *slot;
-    int32_t by_target = 0;
-    bool failed = false;
-    int status = OMPI_SUCCESS, ret;
 
-    if (!module->mbox_ok || rank == module->my_rank ||
-        NULL == (slot = ompi_osc_newrma_shm_mbox_claim(module, rank))) {
-        return OMPI_ERR_NOT_AVAILABLE;
+    if (rank == module->my_rank || NULL == (slot = ompi_osc_newrma_shm_mbox_claim(module, rank))) {
+        return NULL;
     }
     slot->kind = (uint8_t) (put ? OMPI_OSC_NEWRMA_OP_PUT : OMPI_OSC_NEWRMA_OP_GET);
-    slot->flags = OMPI_OSC_NEWRMA_SHM_MBOX_SHARE;
+    slot->flags = OMPI_OSC_NEWRMA_SHM_MBOX_SHARE | flags;
     slot->len = 0;
-    slot->addr = taddr;
+    slot->addr = addr;
     slot->share.addr = (uint64_t) (uintptr_t) origin;
     slot->share.len = bytes;
     slot->share.chunk = (uint32_t) share_chunk(bytes);
@@ -513,25 +513,85 @@ int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, 
     slot->share.by_target = 0;
     slot->share.failed = 0;
     ompi_osc_newrma_shm_mbox_post(slot);
-    (void) ompi_osc_newrma_shm_share_run(&slot->share, pid, put, origin, taddr, &status);
+    return slot;
+}
+
+/* My chunks of @p slot's copy are done: take the slot back, or wait for
+ * the agent that took it; *@p failed_p when its copies failed.
+ * @return an error when the target died copying (its slot stays taken:
+ *         the window is broken). */
+static int share_finish(ompi_osc_newrma_module_t *module, int rank, bool put, size_t bytes,
+                        ompi_osc_newrma_shm_mbox_t *slot, bool *failed_p)
+{
+    int32_t by_target = 0;
+    int ret;
+
+    *failed_p = false;
     if (!ompi_osc_newrma_shm_mbox_retract(slot)) {
         ret = share_end(module, slot);
         if (OMPI_SUCCESS != ret) {
-            return ret; /* its slot stays taken: the window is broken */
+            return ret;
         }
         by_target = slot->share.by_target;
-        failed = 0 != slot->share.failed || OMPI_SUCCESS != slot->status;
+        *failed_p = 0 != slot->share.failed || OMPI_SUCCESS != slot->status;
     }
     ompi_osc_newrma_shm_mbox_free(slot);
-    if (OMPI_SUCCESS == status && failed) {
-        status = ompi_osc_newrma_shm_cma(pid, put, origin, taddr, bytes);
-    }
-    if (OMPI_SUCCESS == status && by_target > 0) {
+    if (!*failed_p && by_target > 0) {
         OMPI_OSC_NEWRMA_STAT_ADD(module, COPIES_SHARED, 1);
         OMPI_OSC_NEWRMA_STAT_ADD(module, CHUNKS_BY_TARGET, by_target);
     }
     OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d copied with its agent: %d chunks by it%s",
                        put ? "PUT" : "GET", bytes, rank, (int) by_target,
-                       failed ? ", copied again" : "");
+                       *failed_p ? ", copied again" : "");
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
+                                    bool put, char *origin, uint64_t taddr, size_t bytes)
+{
+    ompi_osc_newrma_shm_mbox_t *slot;
+    bool failed;
+    int status = OMPI_SUCCESS, ret;
+
+    if (!module->mbox_ok ||
+        NULL == (slot = share_post(module, rank, put, 0, taddr, origin, bytes))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    (void) ompi_osc_newrma_shm_share_run(&slot->share, pid, put, origin, taddr, &status);
+    ret = share_finish(module, rank, put, bytes, slot, &failed);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (OMPI_SUCCESS == status && failed) {
+        status = ompi_osc_newrma_shm_cma(pid, put, origin, taddr, bytes);
+    }
     return status;
+}
+
+int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int rank, bool put,
+                                       char *origin, char *there, size_t offset, size_t bytes)
+{
+    ompi_osc_newrma_shm_mbox_t *slot;
+    bool failed;
+    int ret;
+
+    if (!module->seg_share ||
+        NULL == (slot = share_post(module, rank, put, OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT,
+                                   (uint64_t) offset, origin, bytes))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    (void) ompi_osc_newrma_shm_share_local(&slot->share, put, origin, there);
+    ret = share_finish(module, rank, put, bytes, slot, &failed);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (failed) {
+        /* the agent cannot reach my memory (the kernel refuses its copy):
+         * no more asking it in this window */
+        module->seg_share = false;
+        module->seg_share_from = SIZE_MAX;
+        put ? ompi_osc_newrma_copy(there, origin, bytes)
+            : ompi_osc_newrma_copy(origin, there, bytes);
+    }
+    return OMPI_SUCCESS;
 }

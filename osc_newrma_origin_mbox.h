@@ -144,6 +144,19 @@ int ompi_osc_newrma_mbox_stream(ompi_osc_newrma_module_t *module, ompi_osc_newrm
 int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
                                     bool put, char *origin, uint64_t taddr, size_t bytes);
 
+/**
+ * ompi_osc_newrma_mbox_share_copy for a window in the node's segment
+ * (module->seg_share): this process copies its chunks by memcpy between @p
+ * origin and @p there (its mapping of the target's bytes, @p offset from
+ * the target's base), the agent its own by the cross-memory copy from its
+ * mapping.  Complete when it returns.  Needs no window lock.
+ * @return OMPI_ERR_NOT_AVAILABLE when no slot was free or the target's
+ *         agent does not poll (nothing moved); else OMPI_SUCCESS, or an
+ *         error when the target died copying.
+ */
+int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int rank, bool put,
+                                       char *origin, char *there, size_t offset, size_t bytes);
+
 /** Origin: take the answer of @p target's slot if it has come (window lock
  * held).  @return 1 when taken, else 0. */
 int ompi_osc_newrma_mbox_reap_target(ompi_osc_newrma_module_t *module,

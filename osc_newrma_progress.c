@@ -678,27 +678,42 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
 
 /* ---- mailboxes: the agent applies what node-local origins posted ---- */
 
+/* A segment's mailbox (seg_share) carries only large copies, which their
+ * origins start by themselves: a look every this many rounds is soon
+ * enough for them, where a look at every round of progress, over the
+ * many windows Global Arrays makes (one per array), took NWChem's H2O
+ * CCSD from 0.89 to 0.94 s. */
+#define OMPI_OSC_NEWRMA_SEG_POLL_EVERY 16
+
 void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module)
 {
-    if (!module->mbox_ok || component.async_progress ||
-        component.mbox_nwindows >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
+    ompi_osc_newrma_module_t **list =
+        module->mbox_ok ? component.mbox_windows : component.seg_windows;
+    int *n = module->mbox_ok ? &component.mbox_nwindows : &component.seg_nwindows;
+
+    if ((!module->mbox_ok && !module->seg_share) || component.async_progress ||
+        *n >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
         return; /* a progress thread sleeps in the kernel: it would not see them */
     }
-    component.mbox_windows[component.mbox_nwindows++] = module;
+    list[(*n)++] = module;
     module->mbox_polled = true;
     ompi_osc_newrma_shm_mbox_open(module, true);
 }
 
 void ompi_osc_newrma_agent_mbox_close(ompi_osc_newrma_module_t *module)
 {
+    ompi_osc_newrma_module_t **list =
+        module->mbox_ok ? component.mbox_windows : component.seg_windows;
+    int *n = module->mbox_ok ? &component.mbox_nwindows : &component.seg_nwindows;
+
     if (!module->mbox_polled) {
         return;
     }
     ompi_osc_newrma_shm_mbox_open(module, false);
     module->mbox_polled = false;
-    for (int i = 0; i < component.mbox_nwindows; ++i) {
-        if (component.mbox_windows[i] == module) {
-            component.mbox_windows[i] = component.mbox_windows[--component.mbox_nwindows];
+    for (int i = 0; i < *n; ++i) {
+        if (list[i] == module) {
+            list[i] = list[--(*n)];
             break;
         }
     }
@@ -712,6 +727,13 @@ static int agent_mbox_poll(void)
     for (int i = 0; i < component.mbox_nwindows; ++i) {
         applied +=
             ompi_osc_newrma_shm_mbox_poll(component.mbox_windows[i], ompi_osc_newrma_mbox_apply);
+    }
+    if (component.seg_nwindows > 0 &&
+        0 == ++component.seg_poll_rounds % OMPI_OSC_NEWRMA_SEG_POLL_EVERY) {
+        for (int i = 0; i < component.seg_nwindows; ++i) {
+            applied +=
+                ompi_osc_newrma_shm_mbox_poll(component.seg_windows[i], ompi_osc_newrma_mbox_apply);
+        }
     }
     return applied;
 }

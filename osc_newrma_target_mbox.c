@@ -25,15 +25,18 @@ static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sh
 {
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
     ompi_osc_newrma_peer_t *origin = ompi_osc_newrma_shm_cma_peer(module, share->rank);
+    char *mine = (char *) (uintptr_t) slot->addr;
     int status = OMPI_SUCCESS;
 
     if (NULL == origin) {
         share->failed = 1;
         return OMPI_SUCCESS;
     }
-    share->by_target =
-        ompi_osc_newrma_shm_share_run(share, origin->cma_pid, OMPI_OSC_NEWRMA_OP_GET == slot->kind,
-                                      (char *) (uintptr_t) slot->addr, share->addr, &status);
+    if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT) {
+        mine = (char *) module->base + slot->addr; /* my own mapping of it */
+    }
+    share->by_target = ompi_osc_newrma_shm_share_run(
+        share, origin->cma_pid, OMPI_OSC_NEWRMA_OP_GET == slot->kind, mine, share->addr, &status);
     share->failed = OMPI_SUCCESS != status;
     return OMPI_SUCCESS;
 }
@@ -44,6 +47,9 @@ int ompi_osc_newrma_mbox_apply(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 
     if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_SHARE) {
         return mbox_apply_share(module, slot);
+    }
+    if (!module->mbox_ok) {
+        return OMPI_ERR_BAD_PARAM; /* a segment's mailbox takes shared copies alone */
     }
     if (slot->len > OMPI_OSC_NEWRMA_SHM_MBOX_AREA_BYTES) {
         return OMPI_ERR_BAD_PARAM; /* more than its area holds */

@@ -23,6 +23,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_base_copy.h"
 #include "osc_newrma_base_mutex.h"
 #include "osc_newrma_base_pick.h"
 #include "osc_newrma_transport_shm.h"
@@ -1021,6 +1022,12 @@ ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *m
     if (0 == peer->cma_pid) {
         peer->cma_pid = ompi_osc_newrma_ucx_local_pid(ompi_comm_peer_lookup(module->comm, rank));
     }
+    if (peer->cma_pid < 0 && ompi_osc_newrma_shm_whole(&module->shm)) {
+        /* no UCX endpoint: a window that is one node's segment exchanges
+         * no worker addresses; its PSCW block names the process (node
+         * ranks are window ranks there) */
+        peer->cma_pid = shm_pscw(module, rank)->pid > 0 ? shm_pscw(module, rank)->pid : -1;
+    }
     return peer->cma_pid > 0 ? peer : NULL;
 }
 
@@ -1042,6 +1049,30 @@ int32_t ompi_osc_newrma_shm_share_run(ompi_osc_newrma_shm_mbox_share_t *share, i
                                       (size_t) (share->len - at < chunk ? share->len - at : chunk));
         if (OMPI_SUCCESS != ret && OMPI_SUCCESS == *status_p) {
             *status_p = ret;
+        }
+        copied++;
+    }
+}
+
+int32_t ompi_osc_newrma_shm_share_local(ompi_osc_newrma_shm_mbox_share_t *share, bool put,
+                                        char *origin, char *there)
+{
+    uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
+    int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk), copied = 0;
+
+    for (;;) {
+        int32_t c = opal_atomic_fetch_add_32(&share->next, 1);
+        uint64_t at = (uint64_t) c * chunk;
+        size_t len;
+
+        if (c >= chunks) {
+            return copied;
+        }
+        len = (size_t) (share->len - at < chunk ? share->len - at : chunk);
+        if (put) {
+            ompi_osc_newrma_copy(there + at, origin + at, len);
+        } else {
+            ompi_osc_newrma_copy(origin + at, there + at, len);
         }
         copied++;
     }

@@ -154,6 +154,11 @@ typedef struct {
 /** the slot asks the agent to share a large PUT's or GET's cross-memory
  * copy with its origin (ompi_osc_newrma_shm_mbox_share_t, in its data) */
 #define OMPI_OSC_NEWRMA_SHM_MBOX_SHARE 0x4
+/** with OMPI_OSC_NEWRMA_SHM_MBOX_SHARE: the target's memory is in the
+ * node's segment (a window of its memory, reached by loads and stores),
+ * mapped at another address in each process, so the slot's addr is the
+ * access's offset from the target's base */
+#define OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT 0x8
 
 /** Where a slot's operands lie at its origin (OMPI_OSC_NEWRMA_SHM_MBOX_BY_REF). */
 typedef struct {
@@ -449,6 +454,15 @@ int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remot
  */
 int32_t ompi_osc_newrma_shm_share_run(ompi_osc_newrma_shm_mbox_share_t *share, int32_t pid,
                                       bool write, char *mine, uint64_t theirs, int *status_p);
+
+/**
+ * ompi_osc_newrma_shm_share_run for an origin that reaches the target's
+ * memory by loads and stores (OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT): each chunk
+ * it takes a memcpy between @p origin and @p there, into @p there when @p
+ * put.  @return the chunks copied.
+ */
+int32_t ompi_osc_newrma_shm_share_local(ompi_osc_newrma_shm_mbox_share_t *share, bool put,
+                                        char *origin, char *there);
 
 /** @p rank's peer entry when a cross-memory copy can reach its process (on
  * this node, its pid looked up once into the entry's cma_pid), else NULL. */

@@ -3,11 +3,15 @@
  * SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
  */
 /*
- * Large PUTs and GETs to a node-local neighbour whose window is the user's
- * memory, copied by the origin and the target's agent at once, chunk by
- * chunk (osc_newrma_cma_share_bytes): every byte arrives, at its place,
- * whoever copied it (argv[1]: create or dynamic; argv[2]: fence or lock;
- * argv[3]: rounds, default 48).  Sizes of 128 KiB to 2 MiB, some not a
+ * Large PUTs and GETs to a node-local neighbour, copied by the origin and
+ * the target's agent at once, chunk by chunk: every byte arrives, at its
+ * place, whoever copied it (argv[1]: create, dynamic, allocate or shared;
+ * argv[2]: fence or lock; argv[3]: rounds, default 48).  Where the window
+ * is the user's memory both copy by the cross-memory copy
+ * (osc_newrma_cma_share_bytes); where it is the node's shared segment the
+ * origin copies by memcpy and the agent by the cross-memory copy from its
+ * own mapping (osc_newrma_segment_share_bytes, lowered here to 128 KiB so
+ * that every size below shares).  Sizes of 128 KiB to 2 MiB, some not a
  * multiple of the chunk, so the last chunk is short.  In rounds of the
  * first kind only rank 0 accesses (rank 1, its target, waits in the fence
  * or a barrier, where its agent polls), in the others every rank accesses
@@ -21,41 +25,14 @@
  * is on.
  */
 #include <stdbool.h>
-#include <time.h>
 
 #include "mtest.h"
 
-#define SIZES     4
 #define WIN_BYTES (2097152 + 64)
-
-static const size_t sizes[SIZES] = {131072, 131072 + 24, 524288 + 8, 2097152 + 40};
 
 static int me, nprocs, right, left, sync_kind;
 static mtest_win_t w;
 static unsigned char *buf, *got;
-
-/* The pattern's seed of what rank @p rank offers (a GET's source) or
- * writes (a PUT) in round @p r. */
-static uint32_t seed_of(int rank, int r, bool put)
-{
-    return (uint32_t) (rank * 100003 + r * 7 + (put ? 3 : 0));
-}
-
-/* Whether rank @p rank accesses its right neighbour in round @p r. */
-static bool accesses(int rank, int r)
-{
-    return 1 == (r / SIZES) % 2 || 0 == rank;
-}
-
-static void busy_outside_mpi(double seconds)
-{
-    struct timespec t0, t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double) (t.tv_sec - t0.tv_sec) + 1e-9 * (double) (t.tv_nsec - t0.tv_nsec) < seconds);
-}
 
 static void epoch_open(void)
 {
@@ -69,14 +46,14 @@ static void epoch_open(void)
 /* The access of round @p r (PUT when @p put), of @p n bytes, if mine. */
 static void access_right(int r, bool put, size_t n)
 {
-    if (!accesses(me, r)) {
+    if (!mtest_share_accesses(me, r)) {
         return;
     }
     if (0 == me && 2 == r % 3) {
-        busy_outside_mpi(0.002);
+        mtest_busy_outside_mpi(0.002);
     }
     if (put) {
-        mtest_fill(buf, n, seed_of(me, r, true));
+        mtest_fill(buf, n, mtest_share_seed(me, r, true));
     } else {
         memset(buf, 0, n);
     }
@@ -106,30 +83,30 @@ static void epoch_close(void)
  * my window must then hold from my left one. */
 static void round_run(int r)
 {
-    bool put = (r / (2 * SIZES)) % 2;
-    size_t n = sizes[r % SIZES], bad;
+    bool put = (r / (2 * MTEST_SHARE_SIZES)) % 2;
+    size_t n = mtest_share_size(r), bad;
 
     if (!put && MTEST_SYNC_FENCE == sync_kind) {
-        mtest_fill(w.base, n, seed_of(me, r, false)); /* the fence below publishes it */
+        mtest_fill(w.base, n, mtest_share_seed(me, r, false)); /* the fence below publishes it */
     } else if (!put) {
-        mtest_fill(got, n, seed_of(me, r, false));
+        mtest_fill(got, n, mtest_share_seed(me, r, false));
         mtest_local_store(&w, 0, got, n);
     }
     epoch_open();
     access_right(r, put, n);
     epoch_close();
-    if (!put && accesses(me, r)) {
-        bad = mtest_pattern_mismatch(buf, n, seed_of(right, r, false));
+    if (!put && mtest_share_accesses(me, r)) {
+        bad = mtest_pattern_mismatch(buf, n, mtest_share_seed(right, r, false));
         MTEST_CHECK(bad == n, "round %d: GET of %zu bytes from rank %d: byte %zu wrong", r, n,
                     right, bad);
     }
-    if (put && accesses(left, r)) {
+    if (put && mtest_share_accesses(left, r)) {
         if (MTEST_SYNC_FENCE == sync_kind) {
             memcpy(got, w.base, n); /* after the fence that completed the PUT */
         } else {
             mtest_local_load(&w, 0, got, n);
         }
-        bad = mtest_pattern_mismatch(got, n, seed_of(left, r, true));
+        bad = mtest_pattern_mismatch(got, n, mtest_share_seed(left, r, true));
         MTEST_CHECK(bad == n, "round %d: PUT of %zu bytes from rank %d: byte %zu wrong", r, n, left,
                     bad);
     }
@@ -138,47 +115,26 @@ static void round_run(int r)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"osc_newrma_win_copies_shared",
-                                        "osc_newrma_win_chunks_by_target"};
-    MPI_T_pvar_session session;
-    MPI_T_pvar_handle handles[2];
-    unsigned long long mine[2], total[2];
-    int rounds = 48, provided;
-    const char *shm;
+    mtest_shares_t shares;
+    int rounds = 48;
 
     setenv("OMPI_MCA_osc_newrma_cma_cheap", "1", 0);
+    setenv("OMPI_MCA_osc_newrma_segment_share_bytes", "131072", 0);
     mtest_start(&argc, &argv, &me, &nprocs, &sync_kind, &rounds, &rounds);
     if (argc < 2 || (MTEST_SYNC_FENCE != sync_kind && MTEST_SYNC_LOCK != sync_kind)) {
-        mtest_error("usage: cma_share create|dynamic fence|lock [rounds]");
+        mtest_error("usage: cma_share create|dynamic|allocate|shared fence|lock [rounds]");
         return mtest_finalize();
     }
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     mtest_ring(&nprocs, &right, &left);
     buf = malloc(WIN_BYTES);
     got = malloc(WIN_BYTES);
     mtest_win_create(&w, argv[1], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
     mtest_win_zero(&w, WIN_BYTES);
-    MPI_CHECK(MPI_T_pvar_session_create(&session));
-    mtest_pvars_bind(session, names, 2, &w.win, handles);
+    mtest_shares_bind(&shares, &w.win);
     for (int r = 0; r < rounds; ++r) {
         round_run(r);
     }
-    for (int i = 0; i < 2; ++i) {
-        mine[i] = mtest_pvar_read(session, handles[i]);
-        MPI_CHECK(MPI_T_pvar_handle_free(session, &handles[i]));
-    }
-    MPI_CHECK(MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-    MPI_CHECK(MPI_T_pvar_session_free(&session));
-    MPI_T_finalize();
-    shm = getenv("OMPI_MCA_osc_newrma_shm");
-    if (0 == me && 2 == nprocs && (NULL == shm || 0 != strcmp(shm, "0"))) {
-        MTEST_CHECK(total[0] > 0 && total[1] >= total[0],
-                    "the targets' agents shared %llu copies, %llu chunks: expected some", total[0],
-                    total[1]);
-    }
-    if (0 == me) {
-        printf("copies shared %llu, chunks by the targets %llu\n", total[0], total[1]);
-    }
+    mtest_shares_check(&shares);
     mtest_win_free(&w);
     free(buf);
     free(got);

@@ -12,10 +12,12 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int mtest_errors = 0;
 static int mtest_rank = 0;
@@ -506,6 +508,89 @@ static void mtest_win_zero(mtest_win_t *w, size_t len)
     mtest_local_store(w, 0, zero, len);
     free(zero);
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Spin @p seconds outside MPI: nothing of this process progresses meanwhile
+ * (its agent does not poll). */
+static void mtest_busy_outside_mpi(double seconds)
+{
+    struct timespec t0, t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double) (t.tv_sec - t0.tv_sec) + 1e-9 * (double) (t.tv_nsec - t0.tv_nsec) < seconds);
+}
+
+/* ---- copies shared with the target's agent (cma_share, share_acc): the
+ * window's counters osc_newrma_win_copies_shared and _chunks_by_target ---- */
+
+/* Their rounds: sizes of 128 KiB to 2 MiB in turn, some not a multiple of
+ * a chunk; in rounds of the first kind (MTEST_SHARE_SIZES of them, then
+ * as many of the other) only rank 0 accesses, in the others every rank. */
+#define MTEST_SHARE_SIZES 4
+
+static size_t mtest_share_size(int r)
+{
+    static const size_t sizes[MTEST_SHARE_SIZES] = {131072, 131072 + 24, 524288 + 8, 2097152 + 40};
+
+    return sizes[r % MTEST_SHARE_SIZES];
+}
+
+static bool mtest_share_accesses(int rank, int r)
+{
+    return 1 == (r / MTEST_SHARE_SIZES) % 2 || 0 == rank;
+}
+
+/* The pattern's seed of what rank @p rank offers (a read's source) or
+ * writes (@p put) in round @p r. */
+static uint32_t mtest_share_seed(int rank, int r, bool put)
+{
+    return (uint32_t) (rank * 100003 + r * 7 + (put ? 3 : 0));
+}
+
+typedef struct {
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handles[2];
+} mtest_shares_t;
+
+static void mtest_shares_bind(mtest_shares_t *c, MPI_Win *win)
+{
+    static const char *const names[] = {"osc_newrma_win_copies_shared",
+                                        "osc_newrma_win_chunks_by_target"};
+    int provided;
+
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_CHECK(MPI_T_pvar_session_create(&c->session));
+    mtest_pvars_bind(c->session, names, 2, win, c->handles);
+}
+
+/* The counters summed over the ranks, printed by rank 0; at 2 ranks (not
+ * oversubscribed), where osc/newrma's shared memory path is on, the agents
+ * must have copied chunks.  Collective; ends MPI_T. */
+static void mtest_shares_check(mtest_shares_t *c)
+{
+    unsigned long long mine[2], total[2];
+    const char *shm = getenv("OMPI_MCA_osc_newrma_shm");
+    int me, nprocs;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 0; i < 2; ++i) {
+        mine[i] = mtest_pvar_read(c->session, c->handles[i]);
+        MPI_CHECK(MPI_T_pvar_handle_free(c->session, &c->handles[i]));
+    }
+    MPI_CHECK(MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    MPI_CHECK(MPI_T_pvar_session_free(&c->session));
+    MPI_T_finalize();
+    if (0 == me && 2 == nprocs && (NULL == shm || 0 != strcmp(shm, "0"))) {
+        MTEST_CHECK(total[0] > 0 && total[1] >= total[0],
+                    "the targets' agents shared %llu copies, %llu chunks: expected some", total[0],
+                    total[1]);
+    }
+    if (0 == me) {
+        printf("copies shared %llu, chunks by the targets %llu\n", total[0], total[1]);
+    }
 }
 
 /* A window of @p bytes per rank of @p flavor on MPI_COMM_WORLD, zeroed,
