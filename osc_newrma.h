@@ -628,8 +628,8 @@ struct ompi_osc_newrma_module_t {
      * (osc_newrma_segment_share_bytes, ompi_osc_newrma_mbox_share_segment):
      * my mailbox opens for those alone; cleared when an agent fails one */
     bool seg_share;
-    /** what a fast path's block must reach to ask for that (SIZE_MAX when
-     * seg_share is off): one compare in the path of every small copy */
+    /** the bytes from which a block is so shared (SIZE_MAX when seg_share
+     * is off); the fast paths leave such blocks to the full way (rma_fast) */
     size_t seg_share_from;
     /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;

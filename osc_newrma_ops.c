@@ -411,8 +411,9 @@ static int layout_copy(const layout_t *dst, const layout_t *src, size_t bytes)
 /* A move between @p local and @p t (into @p t when @p put) of one block
  * each side, of segment_share_bytes or more, to window rank @p rank, a
  * node-local peer whose part of the node's segment @p t lies in: copied
- * with its agent (ompi_osc_newrma_mbox_share_segment), as the fast paths
- * do (fast_shared).  @return OMPI_ERR_NOT_AVAILABLE when not so moved
+ * with its agent (ompi_osc_newrma_mbox_share_segment), two processes
+ * copying halves of 2 MiB beat one (the fast paths leave such blocks to
+ * this way: rma_fast).  @return OMPI_ERR_NOT_AVAILABLE when not so moved
  * (nothing moved), else the move's status. */
 static int direct_shared(ompi_osc_newrma_module_t *module, int rank, bool put,
                          const layout_t *local, const layout_t *t, size_t bytes)
@@ -468,7 +469,8 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
     }
     ompi_osc_newrma_acc_lock_take(lock);
     /* a move alone (no fetch beside a write) may share its copy, under the
-     * lock as acc_fast_shared */
+     * lock for the whole of it as the memcpy: what the origin may wait for
+     * meanwhile is the chunk the agent is copying, which takes no lock */
     ret = fetch != replace ? direct_shared(module, a->target, replace, replace ? &o : &r, &t, bytes)
                            : OMPI_ERR_NOT_AVAILABLE;
     if (OMPI_ERR_NOT_AVAILABLE == ret) {
@@ -2482,6 +2484,12 @@ rma_fast(ompi_osc_newrma_module_t *module, int origin_count, struct ompi_datatyp
                           target_dt, &toff, &f->origin_offset, &f->bytes, &offset)) {
         return false;
     }
+    /* a block to share with its target's agent takes the full way
+     * (direct_shared): never remembered for rma_fast_again, so the small
+     * copies' path asks nothing more */
+    if (OPAL_UNLIKELY(f->bytes >= module->seg_share_from)) {
+        return false;
+    }
     f->target = peer->shm_base + offset + toff;
     f->peer = peer;
     return true;
@@ -2551,66 +2559,6 @@ rma_fast_first(ompi_osc_newrma_module_t *module, int origin_count,
     return true;
 }
 
-/* A fast path's copy of a block of segment_share_bytes or more to a node-local
- * peer's part of the node's segment, shared with the peer's agent
- * (ompi_osc_newrma_mbox_share_segment): two processes copying halves of
- * 2 MiB beat one.  Out of line: the small copies' path stays as it was.
- * @return true when served (*@p ret_p its status). */
-static __opal_attribute_noinline__ bool fast_shared(ompi_osc_newrma_module_t *module,
-                                                    const rma_fast_t *f, bool put, char *origin,
-                                                    int *ret_p)
-{
-    int ret =
-        ompi_osc_newrma_mbox_share_segment(module, f->peer->rank, put, origin, f->target,
-                                           (size_t) (f->target - f->peer->shm_base), f->bytes);
-
-    if (OMPI_ERR_NOT_AVAILABLE == ret) {
-        return false;
-    }
-    *ret_p = ret;
-    return true;
-}
-
-/* Whether fast path @p f moves enough to ask fast_shared. */
-static inline __opal_attribute_always_inline__ bool
-fast_share_size(const ompi_osc_newrma_module_t *module, const rma_fast_t *f)
-{
-    return OPAL_UNLIKELY(f->bytes >= module->seg_share_from);
-}
-
-/* acc_fast's MPI_REPLACE (ARMCI-MPI's put) or MPI_NO_OP read (its get) of
- * segment_share_bytes or more: copied with the target's agent
- * (fast_shared) under the target's accumulate lock, which the copy holds
- * for the whole of it as the memcpy did.  What the origin may wait for
- * meanwhile is the chunk the agent is copying: a cross-memory copy, which
- * takes no lock.  Out of line, as fast_shared.
- * @return false when not served: not such an access, no slot, or the
- *         target died copying (the full way then reports it). */
-static __opal_attribute_noinline__ bool acc_fast_shared(ompi_osc_newrma_module_t *module,
-                                                        ompi_osc_newrma_op_kind_t kind,
-                                                        struct ompi_op_t *op, const rma_fast_t *f,
-                                                        const char *origin, char *result)
-{
-    bool put = OMPI_OSC_NEWRMA_OP_ACC == kind && ompi_osc_newrma_acc_is_replace(op);
-    volatile int32_t *lock = &f->peer->lock->acc_lock;
-    int ret;
-
-    if (!put &&
-        !(OMPI_OSC_NEWRMA_OP_GACC == kind && ompi_osc_newrma_acc_is_no_op(op) && NULL != result)) {
-        return false;
-    }
-    ompi_osc_newrma_acc_lock_take(lock);
-    ret = ompi_osc_newrma_mbox_share_segment(module, f->peer->rank, put,
-                                             put ? (char *) origin : result, f->target,
-                                             (size_t) (f->target - f->peer->shm_base), f->bytes);
-    ompi_osc_newrma_acc_lock_release(lock);
-    if (OMPI_SUCCESS != ret) {
-        return false;
-    }
-    ompi_osc_newrma_stat_op(&module->stats, kind, OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f->bytes);
-    return true;
-}
-
 /* The accumulate family's fast path: one predefined type on every side
  * (one block each), a plain window (ompi_osc_newrma_acc_plain), an op
  * ompi_osc_newrma_acc_contig serves; what rma_direct_acc does, without an
@@ -2635,16 +2583,8 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
         (NULL != result_dt && (result_dt != target_dt || result_count != target_count)) ||
         !ompi_osc_newrma_acc_plain(module) || ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
-                  &f)) {
-        return false;
-    }
-    if (fast_share_size(module, &f) &&
-        acc_fast_shared(module, kind, op, &f,
-                        read_only ? NULL : (const char *) origin_addr + f.origin_offset,
-                        NULL != result_dt ? (char *) result_addr + f.origin_offset : NULL)) {
-        return true;
-    }
-    if (!ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
+                  &f) ||
+        !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
                                     read_only ? NULL : (const char *) origin_addr + f.origin_offset,
                                     NULL != result_dt ? (char *) result_addr + f.origin_offset
                                                       : NULL,
@@ -3033,10 +2973,6 @@ static __opal_attribute_noinline__ int put_first(const void *origin_addr, int or
 
     if (OPAL_LIKELY(rma_fast_first(module, origin_count, origin_dt, target, target_disp,
                                    target_count, target_dt, &f))) {
-        if (fast_share_size(module, &f) &&
-            fast_shared(module, &f, true, (char *) origin_addr + f.origin_offset, &ret)) {
-            return ret;
-        }
         ompi_osc_newrma_copy_elem(f.target, (const char *) origin_addr + f.origin_offset, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -3057,10 +2993,8 @@ int ompi_osc_newrma_put(const void *origin_addr, int origin_count,
     ompi_osc_newrma_module_t *module = ompi_osc_newrma_module(win);
     rma_fast_t f;
 
-    /* a block to share goes to put_first: no frame here for its status */
     if (OPAL_LIKELY(rma_fast_again(module, origin_count, origin_dt, target, target_disp,
-                                   target_count, target_dt, &f) &&
-                    !fast_share_size(module, &f))) {
+                                   target_count, target_dt, &f))) {
         ompi_osc_newrma_copy_elem(f.target, origin_addr, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_PUT,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -3083,10 +3017,6 @@ static __opal_attribute_noinline__ int get_first(void *origin_addr, int origin_c
 
     if (OPAL_LIKELY(rma_fast_first(module, origin_count, origin_dt, target, target_disp,
                                    target_count, target_dt, &f))) {
-        if (fast_share_size(module, &f) &&
-            fast_shared(module, &f, false, (char *) origin_addr + f.origin_offset, &ret)) {
-            return ret;
-        }
         ompi_osc_newrma_copy_elem((char *) origin_addr + f.origin_offset, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
@@ -3108,8 +3038,7 @@ int ompi_osc_newrma_get(void *origin_addr, int origin_count, struct ompi_datatyp
     rma_fast_t f;
 
     if (OPAL_LIKELY(rma_fast_again(module, origin_count, origin_dt, target, target_disp,
-                                   target_count, target_dt, &f) &&
-                    !fast_share_size(module, &f))) { /* as ompi_osc_newrma_put */
+                                   target_count, target_dt, &f))) {
         ompi_osc_newrma_copy_elem(origin_addr, f.target, f.bytes);
         ompi_osc_newrma_stat_op(&module->stats, OMPI_OSC_NEWRMA_OP_GET,
                                 OMPI_OSC_NEWRMA_STAT_OPS_DIRECT, f.bytes);
