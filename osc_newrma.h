@@ -326,7 +326,7 @@ struct ompi_osc_newrma_component_t {
     ompi_osc_newrma_module_t *mbox_windows[OMPI_OSC_NEWRMA_MBOX_WINDOWS];
     int mbox_nwindows;
     /** the same for windows in the node's segment, whose slots carry
-     * shared copies alone (seg_share): polled every
+     * shared copies alone (seg_share_from): polled every
      * OMPI_OSC_NEWRMA_SEG_POLL_EVERY rounds (seg_poll_rounds counts them) */
     ompi_osc_newrma_module_t *seg_windows[OMPI_OSC_NEWRMA_MBOX_WINDOWS];
     int seg_nwindows;
@@ -623,13 +623,12 @@ struct ompi_osc_newrma_module_t {
     /** my small lone ops to peers may go through their mailboxes, and mine
      * may open (osc_newrma_mailbox, ompi_osc_newrma_shm_indirect) */
     bool mbox_ok;
-    /** a window in the node's segment whose large PUTs and GETs to
-     * node-local peers are copied with the target's agent
-     * (osc_newrma_segment_share_bytes, ompi_osc_newrma_mbox_share_segment):
-     * my mailbox opens for those alone; cleared when an agent fails one */
-    bool seg_share;
-    /** the bytes from which a block is so shared (SIZE_MAX when seg_share
-     * is off); the fast paths leave such blocks to the full way (rma_fast) */
+    /** a window in the node's segment: the bytes from which a contiguous
+     * PUT, GET, MPI_REPLACE or MPI_NO_OP read to a node-local peer is copied
+     * with the target's agent (osc_newrma_segment_share_bytes,
+     * ompi_osc_newrma_mbox_share_segment), my mailbox open for those alone;
+     * SIZE_MAX when not so (other windows, or after an agent failed one).
+     * The fast paths leave such blocks to the full way (rma_fast). */
     size_t seg_share_from;
     /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;

@@ -139,7 +139,7 @@ void ompi_osc_newrma_agent_turn(ompi_osc_newrma_module_t *module)
 {
     bool due = 0 == (++module->flush_turns % OMPI_OSC_NEWRMA_AGENT_TURN_EVERY);
 
-    /* a segment's mailbox (seg_share, not mbox_ok) needs no turn from the
+    /* a segment's mailbox (seg_share_from, not mbox_ok) needs no turn from the
      * calls: its origin copies every chunk the agent has not taken, and
      * waits only for a chunk the agent is copying */
     if (due || (module->mbox_ok && module->mbox_polled) || 0 != *wait_engine.agent_backlog) {

@@ -674,10 +674,11 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
                           ompi_comm_size(module->shm.node_comm) == module->comm_size;
     module->mbox_ok =
         OMPI_SUCCESS == ret && ompi_osc_newrma_shm_indirect(&module->shm) && module->config.mailbox;
-    module->seg_share = OMPI_SUCCESS == ret && ompi_osc_newrma_shm_whole(&module->shm) &&
-                        module->shm.direct && module->config.mailbox &&
-                        component.segment_share_bytes > 0;
-    module->seg_share_from = module->seg_share ? (size_t) component.segment_share_bytes : SIZE_MAX;
+    module->seg_share_from = OMPI_SUCCESS == ret && ompi_osc_newrma_shm_whole(&module->shm) &&
+                                     module->shm.direct && module->config.mailbox &&
+                                     component.segment_share_bytes > 0
+                                 ? (size_t) component.segment_share_bytes
+                                 : SIZE_MAX;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */

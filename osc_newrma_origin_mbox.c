@@ -575,7 +575,7 @@ int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int ran
     bool failed;
     int ret;
 
-    if (!module->seg_share ||
+    if (SIZE_MAX == module->seg_share_from ||
         NULL == (slot = share_post(module, rank, put, OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT,
                                    (uint64_t) offset, origin, bytes))) {
         return OMPI_ERR_NOT_AVAILABLE;
@@ -588,7 +588,6 @@ int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int ran
     if (failed) {
         /* the agent cannot reach my memory (the kernel refuses its copy):
          * no more asking it in this window */
-        module->seg_share = false;
         module->seg_share_from = SIZE_MAX;
         put ? ompi_osc_newrma_copy(there, origin, bytes)
             : ompi_osc_newrma_copy(origin, there, bytes);

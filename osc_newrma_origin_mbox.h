@@ -146,7 +146,7 @@ int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, 
 
 /**
  * ompi_osc_newrma_mbox_share_copy for a window in the node's segment
- * (module->seg_share): this process copies its chunks by memcpy between @p
+ * (module->seg_share_from): this process copies its chunks by memcpy between @p
  * origin and @p there (its mapping of the target's bytes, @p offset from
  * the target's base), the agent its own by the cross-memory copy from its
  * mapping.  Complete when it returns.  Needs no window lock.

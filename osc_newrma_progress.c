@@ -678,20 +678,27 @@ bool ompi_osc_newrma_table_empty(ompi_osc_newrma_module_t *module, void *arg)
 
 /* ---- mailboxes: the agent applies what node-local origins posted ---- */
 
-/* A segment's mailbox (seg_share) carries only large copies, which their
+/* A segment's mailbox (seg_share_from) carries only large copies, which their
  * origins start by themselves: a look every this many rounds is soon
  * enough for them, where a look at every round of progress, over the
  * many windows Global Arrays makes (one per array), took NWChem's H2O
  * CCSD from 0.89 to 0.94 s. */
 #define OMPI_OSC_NEWRMA_SEG_POLL_EVERY 16
 
+/* The agent's list @p module's mailbox is polled in (its count *@p n_p):
+ * a segment's, which carries shared copies alone, has its own. */
+static ompi_osc_newrma_module_t **mbox_list(const ompi_osc_newrma_module_t *module, int **n_p)
+{
+    *n_p = module->mbox_ok ? &component.mbox_nwindows : &component.seg_nwindows;
+    return module->mbox_ok ? component.mbox_windows : component.seg_windows;
+}
+
 void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_module_t **list =
-        module->mbox_ok ? component.mbox_windows : component.seg_windows;
-    int *n = module->mbox_ok ? &component.mbox_nwindows : &component.seg_nwindows;
+    int *n;
+    ompi_osc_newrma_module_t **list = mbox_list(module, &n);
 
-    if ((!module->mbox_ok && !module->seg_share) || component.async_progress ||
+    if ((!module->mbox_ok && SIZE_MAX == module->seg_share_from) || component.async_progress ||
         *n >= OMPI_OSC_NEWRMA_MBOX_WINDOWS) {
         return; /* a progress thread sleeps in the kernel: it would not see them */
     }
@@ -702,9 +709,8 @@ void ompi_osc_newrma_agent_mbox_open(ompi_osc_newrma_module_t *module)
 
 void ompi_osc_newrma_agent_mbox_close(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_module_t **list =
-        module->mbox_ok ? component.mbox_windows : component.seg_windows;
-    int *n = module->mbox_ok ? &component.mbox_nwindows : &component.seg_nwindows;
+    int *n;
+    ompi_osc_newrma_module_t **list = mbox_list(module, &n);
 
     if (!module->mbox_polled) {
         return;

@@ -1026,56 +1026,61 @@ ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *m
         /* no UCX endpoint: a window that is one node's segment exchanges
          * no worker addresses; its PSCW block names the process (node
          * ranks are window ranks there) */
-        peer->cma_pid = shm_pscw(module, rank)->pid > 0 ? shm_pscw(module, rank)->pid : -1;
+        int32_t pid = shm_pscw(module, rank)->pid;
+
+        peer->cma_pid = pid > 0 ? pid : -1;
     }
     return peer->cma_pid > 0 ? peer : NULL;
+}
+
+/* The next chunk of @p share nobody has taken, taken by a fetch-and-add:
+ * its first byte's offset and its length; false when none is left. */
+static bool share_take(ompi_osc_newrma_shm_mbox_share_t *share, uint64_t *at_p, size_t *len_p)
+{
+    uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
+    int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk);
+    int32_t c = opal_atomic_fetch_add_32(&share->next, 1);
+
+    if (c >= chunks) {
+        return false;
+    }
+    *at_p = (uint64_t) c * chunk;
+    *len_p = (size_t) (share->len - *at_p < chunk ? share->len - *at_p : chunk);
+    return true;
 }
 
 int32_t ompi_osc_newrma_shm_share_run(ompi_osc_newrma_shm_mbox_share_t *share, int32_t pid,
                                       bool write, char *mine, uint64_t theirs, int *status_p)
 {
-    uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
-    int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk), copied = 0;
+    int32_t copied = 0;
+    uint64_t at;
+    size_t len;
 
-    for (;;) {
-        int32_t c = opal_atomic_fetch_add_32(&share->next, 1);
-        uint64_t at = (uint64_t) c * chunk;
-        int ret;
+    for (; share_take(share, &at, &len); ++copied) {
+        int ret = ompi_osc_newrma_shm_cma(pid, write, mine + at, theirs + at, len);
 
-        if (c >= chunks) {
-            return copied;
-        }
-        ret = ompi_osc_newrma_shm_cma(pid, write, mine + at, theirs + at,
-                                      (size_t) (share->len - at < chunk ? share->len - at : chunk));
         if (OMPI_SUCCESS != ret && OMPI_SUCCESS == *status_p) {
             *status_p = ret;
         }
-        copied++;
     }
+    return copied;
 }
 
 int32_t ompi_osc_newrma_shm_share_local(ompi_osc_newrma_shm_mbox_share_t *share, bool put,
                                         char *origin, char *there)
 {
-    uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
-    int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk), copied = 0;
+    int32_t copied = 0;
+    uint64_t at;
+    size_t len;
 
-    for (;;) {
-        int32_t c = opal_atomic_fetch_add_32(&share->next, 1);
-        uint64_t at = (uint64_t) c * chunk;
-        size_t len;
-
-        if (c >= chunks) {
-            return copied;
-        }
-        len = (size_t) (share->len - at < chunk ? share->len - at : chunk);
+    for (; share_take(share, &at, &len); ++copied) {
         if (put) {
             ompi_osc_newrma_copy(there + at, origin + at, len);
         } else {
             ompi_osc_newrma_copy(origin + at, there + at, len);
         }
-        copied++;
     }
+    return copied;
 }
 
 bool ompi_osc_newrma_shm_cma_works(int32_t pid, uint64_t remote)
