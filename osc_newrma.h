@@ -259,6 +259,8 @@ struct ompi_osc_newrma_component_t {
     bool comm_cache;
     unsigned int dynamic_regions;
     int test_fail_rdma;
+    /** test hook: the Nth cross-memory copy of this process fails */
+    int test_fail_cma;
     int test_fail_packet;
     int test_fail_create; /* 1: module allocation, 2: address record (once) */
     /** a module kept in reserve, so that a rank that cannot allocate one

@@ -97,6 +97,9 @@ static void acc_lock(volatile int32_t *lock)
 {
     int32_t seen;
 
+    if (NULL == lock) {
+        return; /* the caller holds it (ompi_osc_newrma_acc_contig) */
+    }
     for (int spins = 0;; ++spins) {
         seen = *lock;
         if (0 == (seen & 1) && opal_atomic_compare_exchange_strong_acq_32(
@@ -111,6 +114,9 @@ static void acc_lock(volatile int32_t *lock)
 
 static void acc_unlock(volatile int32_t *lock)
 {
+    if (NULL == lock) {
+        return;
+    }
     opal_atomic_wmb();                        /* the updates before the release */
     *lock = (int32_t) ((uint32_t) *lock + 1); /* only the holder writes it */
 }
@@ -949,6 +955,14 @@ static inline bool acc_direct_refused(ompi_osc_newrma_op_kind_t kind, const stru
 {
     return NULL == op || OMPI_OSC_NEWRMA_OP_CAS == kind ||
            (no_op && OMPI_OSC_NEWRMA_OP_ACC == kind);
+}
+
+bool ompi_osc_newrma_acc_reduces(struct ompi_op_t *op, struct ompi_datatype_t *basic)
+{
+    acc_plan_t plan = {0};
+
+    return !acc_direct_refused(OMPI_OSC_NEWRMA_OP_ACC, op, ompi_osc_newrma_acc_is_no_op(op)) &&
+           !ompi_osc_newrma_acc_is_replace(op) && acc_plan(op, basic, &plan);
 }
 
 bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,

@@ -142,11 +142,17 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
  * MPI_NO_OP of a fetching kind, Open MPI's reduction for the rest), on
  * elements stored without padding; @return false, having done nothing,
  * for anything else (ompi_osc_newrma_acc_apply then).  The caller checked
- * the types and the range.
+ * the types and the range.  @p lock NULL: the caller holds the lock (a
+ * reduction its origin shares with the target's agent, under the
+ * origin's hold).
  */
 bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t bytes, volatile int32_t *lock);
+
+/** Whether ompi_osc_newrma_acc_contig serves an MPI_Accumulate of @p op
+ * (a reduction: not MPI_REPLACE, not MPI_NO_OP) on elements of @p basic. */
+bool ompi_osc_newrma_acc_reduces(struct ompi_op_t *op, struct ompi_datatype_t *basic);
 
 /**
  * The plain rule's access to @p count elements of a predefined pair type

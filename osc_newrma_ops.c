@@ -483,6 +483,53 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
     return ret;
 }
 
+/* Elements whose reduction computing bounds, not memory: wider than 8
+ * bytes (long double by the x87 unit, complex), shared from an eighth of
+ * segment_share_bytes.  A long double SUM + flush on an allocate window,
+ * alone and shared: 128 KiB 22.9 and 15.0-15.5 us, 512 KiB 92-93 and
+ * 59-60 (osc/rdma 22.9, 93.4); a SUM of 512 KiB of doubles, which the
+ * caches hold, 10.5 and 10.7-11.2. */
+#define ACC_SHARE_DEAR_DIVISOR 8
+
+static inline size_t acc_share_from(const ompi_osc_newrma_module_t *module,
+                                    struct ompi_datatype_t *basic)
+{
+    size_t size;
+
+    ompi_datatype_type_size(basic, &size);
+    return size > 8 ? module->seg_share_from / ACC_SHARE_DEAR_DIVISOR : module->seg_share_from;
+}
+
+/* An MPI_Accumulate's reduction of one block each side, of
+ * segment_share_bytes or more (acc_share_from), under the plain rule, to a node-local peer
+ * whose part of the node's segment @p target lies in: reduced with its
+ * agent (ompi_osc_newrma_mbox_share_reduce) under the accumulate lock,
+ * held for the whole of it as by one process.  @return
+ * OMPI_ERR_NOT_AVAILABLE, having done nothing, for any other access. */
+static int direct_acc_shared(ompi_osc_newrma_module_t *module, const rma_args_t *a, char *target,
+                             size_t bytes, volatile int32_t *lock)
+{
+    ompi_osc_newrma_peer_t *peer;
+    ptrdiff_t ooff, toff;
+    int ret;
+
+    if (bytes < acc_share_from(module, a->basic) || a->target == module->my_rank ||
+        OMPI_OSC_NEWRMA_OP_ACC != a->kind || NULL != a->compare_addr || NULL == a->op ||
+        !ompi_osc_newrma_acc_plain(module) || !ompi_osc_newrma_acc_in_place(a->basic) ||
+        !ompi_osc_newrma_acc_reduces(a->op, a->basic) ||
+        NULL == (peer = ompi_osc_newrma_peer(module, a->target)) ||
+        !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff) ||
+        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff)) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ompi_osc_newrma_acc_lock_take(lock);
+    ret = ompi_osc_newrma_mbox_share_reduce(module, a->target, a->op, a->basic,
+                                            (const char *) a->origin_addr + ooff, target + toff,
+                                            (size_t) (target + toff - peer->shm_base), bytes);
+    ompi_osc_newrma_acc_lock_release(lock);
+    return ret;
+}
+
 /* One side (origin or result) of rma_direct_acc: absent, contiguous and
  * used where it lies (@p at, its first byte), or strided and packed piece
  * by piece through @p piece. */
@@ -558,6 +605,9 @@ static int rma_direct_acc(ompi_osc_newrma_module_t *module, const rma_args_t *a,
     size_t size, piece;
     int ret = direct_acc_move(module, a, target, bytes, lock);
 
+    if (OMPI_ERR_NOT_AVAILABLE == ret) {
+        ret = direct_acc_shared(module, a, target, bytes, lock);
+    }
     if (OMPI_ERR_NOT_AVAILABLE != ret) {
         return ret;
     }
@@ -2584,6 +2634,10 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
         !ompi_osc_newrma_acc_plain(module) || ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
                   &f) ||
+        /* a dear reduction to share with the target's agent: the full way */
+        OPAL_UNLIKELY(f.bytes >= module->seg_share_from / ACC_SHARE_DEAR_DIVISOR &&
+                      OMPI_OSC_NEWRMA_OP_ACC == kind &&
+                      f.bytes >= acc_share_from(module, target_dt)) ||
         !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
                                     read_only ? NULL : (const char *) origin_addr + f.origin_offset,
                                     NULL != result_dt ? (char *) result_addr + f.origin_offset

@@ -473,60 +473,101 @@ static int share_end(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_
     return OMPI_SUCCESS;
 }
 
-/* A shared copy's chunk for @p bytes: a quarter of them, at least
+/* A shared access's chunk for @p bytes in whole elements of @p elem
+ * bytes: a @p chunks'th of them (a copy's a quarter), at least
  * osc_newrma_cma_share_chunk.  Each chunk is a system call that walks and
  * pins its pages, so fewer are faster, but the last one the agent takes
  * is what the origin may wait for: in chunks of 16, 128 and 512 KiB, a
  * 2 MiB GET + flush took 144-153, 96-105 and 63-66 us (one process 179),
  * a 512 KiB one in 128 KiB chunks 16.6 (18.5), in 16 KiB 30-31. */
-static size_t share_chunk(size_t bytes)
+static size_t share_chunk(size_t bytes, size_t elem, size_t chunks)
 {
-    size_t chunk = bytes / OMPI_OSC_NEWRMA_SHARE_CHUNKS;
+    size_t chunk = bytes / chunks;
 
     if (chunk < (size_t) component.cma_share_chunk) {
         chunk = (size_t) component.cma_share_chunk;
     }
-    return chunk < OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX ? chunk : OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX;
+    if (chunk > OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX) {
+        chunk = OMPI_OSC_NEWRMA_SHARE_CHUNK_MAX;
+    }
+    return chunk >= elem ? chunk / elem * elem : elem; /* whole elements */
 }
 
-/* A slot of @p rank's claimed and posted for a shared copy of @p bytes
+/* What a shared access asks of the agent besides its bytes: a copy's
+ * direction, or a reduction's op and element type. */
+typedef struct {
+    ompi_osc_newrma_op_kind_t kind;
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *basic;
+} share_what_t;
+
+/* A slot of @p rank's claimed and posted for a shared access of @p bytes
  * (@p flags beside OMPI_OSC_NEWRMA_SHM_MBOX_SHARE, @p addr as they say),
  * or NULL when none is free or its agent does not poll. */
-static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, int rank, bool put,
-                                              uint8_t flags, uint64_t addr, char *origin,
-                                              size_t bytes)
+static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, int rank,
+                                              const share_what_t *what, uint8_t flags,
+                                              uint64_t addr, char *origin, size_t bytes)
 {
     ompi_osc_newrma_shm_mbox_t *slot;
+    size_t elem = 1;
 
     if (rank == module->my_rank || NULL == (slot = ompi_osc_newrma_shm_mbox_claim(module, rank))) {
         return NULL;
     }
-    slot->kind = (uint8_t) (put ? OMPI_OSC_NEWRMA_OP_PUT : OMPI_OSC_NEWRMA_OP_GET);
+    slot->kind = (uint8_t) what->kind;
+    slot->acc_op = (uint16_t) (NULL != what->op ? what->op->o_f_to_c_index : 0);
+    slot->acc_dt = (uint16_t) (NULL != what->basic ? what->basic->d_f_to_c_index : 0);
+    if (NULL != what->basic) {
+        ompi_datatype_type_size(what->basic, &elem);
+    }
     slot->flags = OMPI_OSC_NEWRMA_SHM_MBOX_SHARE | flags;
     slot->len = 0;
     slot->addr = addr;
     slot->share.addr = (uint64_t) (uintptr_t) origin;
     slot->share.len = bytes;
-    slot->share.chunk = (uint32_t) share_chunk(bytes);
+    slot->share.chunk = (uint32_t) share_chunk(bytes, elem,
+                                               OMPI_OSC_NEWRMA_OP_ACC == what->kind
+                                                   ? OMPI_OSC_NEWRMA_SHARE_REDUCE_CHUNKS
+                                                   : OMPI_OSC_NEWRMA_SHARE_CHUNKS);
     slot->share.rank = module->my_rank;
     slot->share.next = 0;
     slot->share.by_target = 0;
     slot->share.failed = 0;
+    slot->share.undone = bytes;
     ompi_osc_newrma_shm_mbox_post(slot);
     return slot;
+}
+
+static ompi_osc_newrma_op_kind_t share_copy_kind(bool put)
+{
+    return put ? OMPI_OSC_NEWRMA_OP_PUT : OMPI_OSC_NEWRMA_OP_GET;
+}
+
+static const char *share_name(const share_what_t *what)
+{
+    switch (what->kind) {
+        case OMPI_OSC_NEWRMA_OP_PUT:
+            return "PUT";
+        case OMPI_OSC_NEWRMA_OP_GET:
+            return "GET";
+        default:
+            return "reduction";
+    }
 }
 
 /* My chunks of @p slot's copy are done: take the slot back, or wait for
  * the agent that took it; *@p failed_p when its copies failed.
  * @return an error when the target died copying (its slot stays taken:
  *         the window is broken). */
-static int share_finish(ompi_osc_newrma_module_t *module, int rank, bool put, size_t bytes,
-                        ompi_osc_newrma_shm_mbox_t *slot, bool *failed_p)
+static int share_finish(ompi_osc_newrma_module_t *module, int rank, const share_what_t *what,
+                        size_t bytes, ompi_osc_newrma_shm_mbox_t *slot, bool *failed_p,
+                        uint64_t *undone_p)
 {
     int32_t by_target = 0;
     int ret;
 
     *failed_p = false;
+    *undone_p = bytes;
     if (!ompi_osc_newrma_shm_mbox_retract(slot)) {
         ret = share_end(module, slot);
         if (OMPI_SUCCESS != ret) {
@@ -534,31 +575,34 @@ static int share_finish(ompi_osc_newrma_module_t *module, int rank, bool put, si
         }
         by_target = slot->share.by_target;
         *failed_p = 0 != slot->share.failed || OMPI_SUCCESS != slot->status;
+        *undone_p = slot->share.undone;
     }
     ompi_osc_newrma_shm_mbox_free(slot);
     if (!*failed_p && by_target > 0) {
         OMPI_OSC_NEWRMA_STAT_ADD(module, COPIES_SHARED, 1);
         OMPI_OSC_NEWRMA_STAT_ADD(module, CHUNKS_BY_TARGET, by_target);
     }
-    OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d copied with its agent: %d chunks by it%s",
-                       put ? "PUT" : "GET", bytes, rank, (int) by_target,
-                       *failed_p ? ", copied again" : "");
+    OSC_NEWRMA_VERBOSE(30, "%s of %zu bytes to rank %d shared with its agent: %d chunks by it%s",
+                       share_name(what), bytes, rank, (int) by_target,
+                       *failed_p ? ", its failure mended" : "");
     return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
                                     bool put, char *origin, uint64_t taddr, size_t bytes)
 {
+    share_what_t what = {share_copy_kind(put), NULL, NULL};
     ompi_osc_newrma_shm_mbox_t *slot;
+    uint64_t undone;
     bool failed;
     int status = OMPI_SUCCESS, ret;
 
     if (!module->mbox_ok ||
-        NULL == (slot = share_post(module, rank, put, 0, taddr, origin, bytes))) {
+        NULL == (slot = share_post(module, rank, &what, 0, taddr, origin, bytes))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
     (void) ompi_osc_newrma_shm_share_run(&slot->share, pid, put, origin, taddr, &status);
-    ret = share_finish(module, rank, put, bytes, slot, &failed);
+    ret = share_finish(module, rank, &what, bytes, slot, &failed, &undone);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -571,17 +615,19 @@ int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, 
 int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int rank, bool put,
                                        char *origin, char *there, size_t offset, size_t bytes)
 {
+    share_what_t what = {share_copy_kind(put), NULL, NULL};
     ompi_osc_newrma_shm_mbox_t *slot;
+    uint64_t undone;
     bool failed;
     int ret;
 
     if (SIZE_MAX == module->seg_share_from ||
-        NULL == (slot = share_post(module, rank, put, OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT,
+        NULL == (slot = share_post(module, rank, &what, OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT,
                                    (uint64_t) offset, origin, bytes))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
     (void) ompi_osc_newrma_shm_share_local(&slot->share, put, origin, there);
-    ret = share_finish(module, rank, put, bytes, slot, &failed);
+    ret = share_finish(module, rank, &what, bytes, slot, &failed, &undone);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -591,6 +637,56 @@ int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int ran
         module->seg_share_from = SIZE_MAX;
         put ? ompi_osc_newrma_copy(there, origin, bytes)
             : ompi_osc_newrma_copy(origin, there, bytes);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* My chunks of a shared reduction: each reduced from @p origin into
+ * @p there (ompi_osc_newrma_acc_contig, under the caller's hold of the
+ * lock). */
+static void share_reduce_local(ompi_osc_newrma_shm_mbox_share_t *share, const share_what_t *what,
+                               const char *origin, char *there)
+{
+    uint64_t at;
+    size_t len;
+
+    while (ompi_osc_newrma_shm_share_take(share, &at, &len)) {
+        (void) ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, what->op, what->basic, there + at,
+                                          origin + at, NULL, len, NULL);
+    }
+}
+
+int ompi_osc_newrma_mbox_share_reduce(ompi_osc_newrma_module_t *module, int rank,
+                                      struct ompi_op_t *op, struct ompi_datatype_t *basic,
+                                      const char *origin, char *there, size_t offset, size_t bytes)
+{
+    share_what_t what = {OMPI_OSC_NEWRMA_OP_ACC, op, basic};
+    ompi_osc_newrma_shm_mbox_t *slot;
+    uint64_t undone, end;
+    size_t chunk;
+    bool failed;
+    int ret;
+
+    if (SIZE_MAX == module->seg_share_from ||
+        NULL == (slot = share_post(module, rank, &what, OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT,
+                                   (uint64_t) offset, (char *) origin, bytes))) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    chunk = slot->share.chunk;
+    share_reduce_local(&slot->share, &what, origin, there);
+    ret = share_finish(module, rank, &what, bytes, slot, &failed, &undone);
+    if (OMPI_SUCCESS != ret || !failed) {
+        return ret;
+    }
+    /* the agent cannot read my operands: no more asking it in this
+     * window, and the rest of the chunk it failed on is mine (what it
+     * reduced of it, and its other chunks, are done: none twice) */
+    module->seg_share_from = SIZE_MAX;
+    if (undone < bytes) {
+        end = (undone / chunk + 1) * chunk;
+        end = end < bytes ? end : bytes;
+        (void) ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, op, basic, there + undone,
+                                          origin + undone, NULL, (size_t) (end - undone), NULL);
     }
     return OMPI_SUCCESS;
 }

@@ -173,6 +173,58 @@ int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
+/* One chunk of a shared reduction, [@p at, + @p len), in blocks of at most
+ * @p block bytes read into @p ops.  @return false, *@p undone_p the first
+ * byte not reduced, when a read failed. */
+static bool acc_share_chunk(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
+                            uint64_t at, size_t len, char *ops, size_t block, uint64_t *undone_p)
+{
+    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+
+    for (size_t done = 0, n; done < len; done += n) {
+        n = len - done < block ? len - done : block;
+        if (OMPI_SUCCESS !=
+                ompi_osc_newrma_shm_cma(pid, false, ops, slot->share.addr + at + done, n) ||
+            !ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, op, basic, mine + at + done, ops,
+                                        NULL, n, NULL)) {
+            *undone_p = at + done;
+            return false;
+        }
+    }
+    return true;
+}
+
+void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid,
+                                     char *mine)
+{
+    ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
+    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    size_t size = 0, block, len;
+    uint64_t at;
+    char *ops = NULL;
+
+    if (NULL != basic && MPI_DATATYPE_NULL != basic) {
+        ompi_datatype_type_size(basic, &size);
+    }
+    /* what the origin checked before it posted: a failure here is a
+     * malformed slot, left whole to the origin */
+    if (0 == size || NULL == op || MPI_OP_NULL == op || !ompi_osc_newrma_acc_reduces(op, basic) ||
+        NULL == (ops = malloc(block = ACC_REF_BLOCK / size * size))) {
+        share->failed = 1;
+        return;
+    }
+    while (ompi_osc_newrma_shm_share_take(share, &at, &len)) {
+        if (!acc_share_chunk(slot, pid, mine, at, len, ops, block, &share->undone)) {
+            share->failed = 1;
+            break;
+        }
+        share->by_target++;
+    }
+    free(ops);
+}
+
 /* A fetching accumulate's old values, which its origin asked for by
  * rendezvous (a large one): read from @p result, which the answer frees
  * once they have been.  @return true when sent that way; false leaves

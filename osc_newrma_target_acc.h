@@ -41,6 +41,16 @@ int ompi_osc_newrma_acc_apply_mbox(ompi_osc_newrma_module_t *module,
 int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
                                        struct ompi_osc_newrma_shm_mbox_t *slot, const char *data);
 
+/** The agent's part of a reduction its origin shares with it on a window
+ * in the node's segment (OMPI_OSC_NEWRMA_SHM_MBOX_SHARE of an ACC): the
+ * chunks nobody has taken, each read from the origin (process @p pid) by
+ * cross-memory copies and reduced into @p mine, this process's mapping of
+ * the access, without the accumulate lock, which the origin holds
+ * throughout.  A read that fails stops it there (share->failed, ->undone):
+ * the origin reduces the rest of that chunk. */
+void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid,
+                                     char *mine);
+
 /** Register the ACC packet handler with the packet layer (component
  * init); @p mbox_apply applies a slot of the target's mailbox, which the
  * handler does for the posted ones before an accumulate packet. */

@@ -19,8 +19,8 @@
 
 /* A shared copy's chunks (OMPI_OSC_NEWRMA_SHM_MBOX_SHARE) that its origin
  * has not taken: a GET's written into the origin's buffer, a PUT's read
- * from it.  A failure, or an origin this process cannot reach, is the
- * origin's to mend: it copies the whole access again itself. */
+ * from it, a reduction's read and reduced into the window.  A failure, or an origin this process
+ * cannot reach, is the origin's to mend: it copies the whole access again itself. */
 static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
 {
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
@@ -34,6 +34,10 @@ static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sh
     }
     if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT) {
         mine = (char *) module->base + slot->addr; /* my own mapping of it */
+    }
+    if (OMPI_OSC_NEWRMA_OP_ACC == slot->kind) {
+        ompi_osc_newrma_acc_apply_share(slot, origin->cma_pid, mine);
+        return OMPI_SUCCESS;
     }
     share->by_target = ompi_osc_newrma_shm_share_run(
         share, origin->cma_pid, OMPI_OSC_NEWRMA_OP_GET == slot->kind, mine, share->addr, &status);

@@ -979,12 +979,27 @@ bool ompi_osc_newrma_shm_mbox_applied(ompi_osc_newrma_module_t *module)
  * wants it, or no CMA in the kernel): every later copy would be refused too */
 static volatile bool shm_cma_allowed = true;
 
+/* osc_newrma_test_fail_cma: is this copy with process @p pid the one to
+ * fail?  Copies into this process itself (the cost probe) do not count. */
+static bool shm_cma_test_fail(int32_t pid)
+{
+    static ompi_osc_newrma_atomic_t copies = 0;
+
+    return component.test_fail_cma > 0 && pid != (int32_t) getpid() &&
+           opal_atomic_add_fetch_32(&copies, 1) == component.test_fail_cma;
+}
+
 int ompi_osc_newrma_shm_cma(int32_t pid, bool write, void *local, uint64_t remote, size_t len)
 {
     char *here = local;
 
     if (!shm_cma_allowed) {
         return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (OPAL_UNLIKELY(shm_cma_test_fail(pid))) {
+        OSC_NEWRMA_VERBOSE(1, "cross-memory copy of %zu bytes failed (osc_newrma_test_fail_cma)",
+                           len);
+        return OMPI_ERROR;
     }
     while (len > 0) {
         struct iovec mine = {here, len}, theirs = {(void *) (uintptr_t) remote, len};
@@ -1033,9 +1048,8 @@ ompi_osc_newrma_peer_t *ompi_osc_newrma_shm_cma_peer(ompi_osc_newrma_module_t *m
     return peer->cma_pid > 0 ? peer : NULL;
 }
 
-/* The next chunk of @p share nobody has taken, taken by a fetch-and-add:
- * its first byte's offset and its length; false when none is left. */
-static bool share_take(ompi_osc_newrma_shm_mbox_share_t *share, uint64_t *at_p, size_t *len_p)
+bool ompi_osc_newrma_shm_share_take(ompi_osc_newrma_shm_mbox_share_t *share, uint64_t *at_p,
+                                    size_t *len_p)
 {
     uint64_t chunk = share->chunk > 0 ? share->chunk : share->len;
     int32_t chunks = (int32_t) ((share->len + chunk - 1) / chunk);
@@ -1056,7 +1070,7 @@ int32_t ompi_osc_newrma_shm_share_run(ompi_osc_newrma_shm_mbox_share_t *share, i
     uint64_t at;
     size_t len;
 
-    for (; share_take(share, &at, &len); ++copied) {
+    for (; ompi_osc_newrma_shm_share_take(share, &at, &len); ++copied) {
         int ret = ompi_osc_newrma_shm_cma(pid, write, mine + at, theirs + at, len);
 
         if (OMPI_SUCCESS != ret && OMPI_SUCCESS == *status_p) {
@@ -1073,7 +1087,7 @@ int32_t ompi_osc_newrma_shm_share_local(ompi_osc_newrma_shm_mbox_share_t *share,
     uint64_t at;
     size_t len;
 
-    for (; share_take(share, &at, &len); ++copied) {
+    for (; ompi_osc_newrma_shm_share_take(share, &at, &len); ++copied) {
         if (put) {
             ompi_osc_newrma_copy(there + at, origin + at, len);
         } else {
