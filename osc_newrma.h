@@ -441,6 +441,14 @@ typedef struct {
     ompi_group_t *group;
 } ompi_osc_newrma_pscw_group_t;
 
+/** Elements whose reduction computing bounds, not memory: wider than 8
+ * bytes (long double by the x87 unit, complex), shared with the target's
+ * agent from segment_share_bytes divided by this.  A long double SUM +
+ * flush on an allocate window, alone and shared: 128 KiB 22.9 and
+ * 15.0-15.5 us, 512 KiB 92-93 and 59-60 (osc/rdma 22.9, 93.4); a SUM of
+ * 512 KiB of doubles, which the caches hold, 10.5 and 10.7-11.2. */
+#define OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR 8
+
 struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
     /** in component.windows while registered (windows_lock) */
@@ -630,8 +638,13 @@ struct ompi_osc_newrma_module_t {
      * with the target's agent (osc_newrma_segment_share_bytes,
      * ompi_osc_newrma_mbox_share_segment), my mailbox open for those alone;
      * SIZE_MAX when not so (other windows, or after an agent failed one).
-     * The fast paths leave such blocks to the full way (rma_fast). */
+     * A reduction too, from an eighth of it for wide elements
+     * (OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR).  The fast paths leave such
+     * blocks to the full way (rma_fast, acc_fast). */
     size_t seg_share_from;
+    /** seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR, set once: the
+     * accumulates' fast path (acc_fast) asks no more of a smaller block */
+    size_t seg_fast_below;
     /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;
 

@@ -97,9 +97,6 @@ static void acc_lock(volatile int32_t *lock)
 {
     int32_t seen;
 
-    if (NULL == lock) {
-        return; /* the caller holds it (ompi_osc_newrma_acc_contig) */
-    }
     for (int spins = 0;; ++spins) {
         seen = *lock;
         if (0 == (seen & 1) && opal_atomic_compare_exchange_strong_acq_32(
@@ -114,9 +111,6 @@ static void acc_lock(volatile int32_t *lock)
 
 static void acc_unlock(volatile int32_t *lock)
 {
-    if (NULL == lock) {
-        return;
-    }
     opal_atomic_wmb();                        /* the updates before the release */
     *lock = (int32_t) ((uint32_t) *lock + 1); /* only the holder writes it */
 }
@@ -965,22 +959,24 @@ bool ompi_osc_newrma_acc_reduces(struct ompi_op_t *op, struct ompi_datatype_t *b
            !ompi_osc_newrma_acc_is_replace(op) && acc_plan(op, basic, &plan);
 }
 
-bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
-                                struct ompi_datatype_t *basic, char *target, const char *origin,
-                                char *result, size_t bytes, volatile int32_t *lock)
+/* What acc_contig serves: *@p plan for a reduction.  @return false for
+ * anything else. */
+static inline bool acc_contig_planned(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                                      struct ompi_datatype_t *basic, bool replace, bool no_op,
+                                      acc_plan_t *plan)
 {
-    bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
-    acc_plan_t plan = {0};
+    return !acc_direct_refused(kind, op, no_op) &&
+           (replace || no_op ? ompi_osc_newrma_acc_in_place(basic) : acc_plan(op, basic, plan));
+}
 
-    if (acc_direct_refused(kind, op, no_op) ||
-        (replace || no_op ? !ompi_osc_newrma_acc_in_place(basic) : !acc_plan(op, basic, &plan))) {
-        return false;
-    }
-    acc_lock(lock);
-    if (NULL != result && !replace && !no_op && 0 != plan.p.loop && bytes > plan.p.size) {
-        acc_fetch_loop(acc_loops[plan.p.loop], target, origin, result, bytes, plan.p.size);
-        acc_unlock(lock);
-        return true;
+/* acc_contig's access, planned, under the lock its caller holds. */
+static inline void acc_contig_apply(const acc_plan_t *plan, struct ompi_op_t *op,
+                                    struct ompi_datatype_t *basic, char *target, const char *origin,
+                                    char *result, size_t bytes, bool replace, bool no_op)
+{
+    if (NULL != result && !replace && !no_op && 0 != plan->p.loop && bytes > plan->p.size) {
+        acc_fetch_loop(acc_loops[plan->p.loop], target, origin, result, bytes, plan->p.size);
+        return;
     }
     if (NULL != result) {
         ompi_osc_newrma_copy_elem(result, target, bytes);
@@ -989,17 +985,45 @@ bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t
         ompi_osc_newrma_copy_elem(target, origin, bytes);
     } else if (no_op) {
         /* a read: the copy above */
-    } else if (ACC_ONE_NONE != plan.p.one && bytes == plan.p.size) {
-        acc_one_apply((acc_one_t) plan.p.one, target, origin);
-    } else if (0 != plan.p.loop) {
-        acc_loops[plan.p.loop](target, origin, acc_count(bytes, plan.p.size));
+    } else if (ACC_ONE_NONE != plan->p.one && bytes == plan->p.size) {
+        acc_one_apply((acc_one_t) plan->p.one, target, origin);
+    } else if (0 != plan->p.loop) {
+        acc_loops[plan->p.loop](target, origin, acc_count(bytes, plan->p.size));
     } else {
         /* MAX, MIN, PROD, the logical ops, complex SUM: one call over the
          * block, where the full way took 7 times osc/rdma's time for 4096
          * long doubles */
-        ompi_op_reduce(op, (void *) origin, target, acc_count(bytes, plan.p.size), basic);
+        ompi_op_reduce(op, (void *) origin, target, acc_count(bytes, plan->p.size), basic);
     }
+}
+
+bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                                struct ompi_datatype_t *basic, char *target, const char *origin,
+                                char *result, size_t bytes, volatile int32_t *lock)
+{
+    bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    acc_plan_t plan = {0};
+
+    if (!acc_contig_planned(kind, op, basic, replace, no_op, &plan)) {
+        return false;
+    }
+    acc_lock(lock);
+    acc_contig_apply(&plan, op, basic, target, origin, result, bytes, replace, no_op);
     acc_unlock(lock);
+    return true;
+}
+
+bool ompi_osc_newrma_acc_contig_held(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                                     struct ompi_datatype_t *basic, char *target,
+                                     const char *origin, char *result, size_t bytes)
+{
+    bool replace = ompi_osc_newrma_acc_is_replace(op), no_op = ompi_osc_newrma_acc_is_no_op(op);
+    acc_plan_t plan = {0};
+
+    if (!acc_contig_planned(kind, op, basic, replace, no_op, &plan)) {
+        return false;
+    }
+    acc_contig_apply(&plan, op, basic, target, origin, result, bytes, replace, no_op);
     return true;
 }
 

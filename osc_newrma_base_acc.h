@@ -18,8 +18,10 @@
  * FETCH_AND_OP and COMPARE_AND_SWAP included) runs under the target's
  * accumulate lock with plain loads and stores: a memcpy for REPLACE and
  * NO_OP, vectorized loops or Open MPI's reduction for the others.
- * Node-local origins take the lock in the shared segment, the target's
- * agent takes it for packets, and remote origins send everything as ACC
+ * Node-local origins take the lock in the shared segment (a large copy or
+ * reduction on a window in the segment holds it while the target's agent
+ * does part of the work, taking no lock: ompi_osc_newrma_mbox_share_*),
+ * the target's agent takes it for packets, and remote origins send everything as ACC
  * packets (many in one message; large ones pipelined at memory speed).
  * The lock is a sequence lock (odd while held, each take and release
  * adding one), so one reader may go without it: an MPI_NO_OP read of a
@@ -142,13 +144,18 @@ int ompi_osc_newrma_acc_apply(const ompi_osc_newrma_acc_apply_t *a);
  * MPI_NO_OP of a fetching kind, Open MPI's reduction for the rest), on
  * elements stored without padding; @return false, having done nothing,
  * for anything else (ompi_osc_newrma_acc_apply then).  The caller checked
- * the types and the range.  @p lock NULL: the caller holds the lock (a
- * reduction its origin shares with the target's agent, under the
- * origin's hold).
+ * the types and the range.
  */
 bool ompi_osc_newrma_acc_contig(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
                                 struct ompi_datatype_t *basic, char *target, const char *origin,
                                 char *result, size_t bytes, volatile int32_t *lock);
+
+/** ompi_osc_newrma_acc_contig under the lock the caller holds: a reduction
+ * its origin shares with the target's agent, the origin holding the lock
+ * throughout (ompi_osc_newrma_mbox_share_reduce). */
+bool ompi_osc_newrma_acc_contig_held(ompi_osc_newrma_op_kind_t kind, struct ompi_op_t *op,
+                                     struct ompi_datatype_t *basic, char *target,
+                                     const char *origin, char *result, size_t bytes);
 
 /** Whether ompi_osc_newrma_acc_contig serves an MPI_Accumulate of @p op
  * (a reduction: not MPI_REPLACE, not MPI_NO_OP) on elements of @p basic. */

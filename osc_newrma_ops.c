@@ -483,24 +483,19 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
     return ret;
 }
 
-/* Elements whose reduction computing bounds, not memory: wider than 8
- * bytes (long double by the x87 unit, complex), shared from an eighth of
- * segment_share_bytes.  A long double SUM + flush on an allocate window,
- * alone and shared: 128 KiB 22.9 and 15.0-15.5 us, 512 KiB 92-93 and
- * 59-60 (osc/rdma 22.9, 93.4); a SUM of 512 KiB of doubles, which the
- * caches hold, 10.5 and 10.7-11.2. */
-#define ACC_SHARE_DEAR_DIVISOR 8
-
+/* The bytes from which a reduction on elements of @p basic is shared
+ * (OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR). */
 static inline size_t acc_share_from(const ompi_osc_newrma_module_t *module,
                                     struct ompi_datatype_t *basic)
 {
     size_t size;
 
     ompi_datatype_type_size(basic, &size);
-    return size > 8 ? module->seg_share_from / ACC_SHARE_DEAR_DIVISOR : module->seg_share_from;
+    return size > 8 ? module->seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR
+                    : module->seg_share_from;
 }
 
-/* An MPI_Accumulate's reduction of one block each side, of
+/* An MPI_Accumulate's (or MPI_Get_accumulate's) reduction of one block each side, of
  * segment_share_bytes or more (acc_share_from), under the plain rule, to a node-local peer
  * whose part of the node's segment @p target lies in: reduced with its
  * agent (ompi_osc_newrma_mbox_share_reduce) under the accumulate lock,
@@ -509,23 +504,26 @@ static inline size_t acc_share_from(const ompi_osc_newrma_module_t *module,
 static int direct_acc_shared(ompi_osc_newrma_module_t *module, const rma_args_t *a, char *target,
                              size_t bytes, volatile int32_t *lock)
 {
+    bool fetch = OMPI_OSC_NEWRMA_OP_GACC == a->kind;
     ompi_osc_newrma_peer_t *peer;
-    ptrdiff_t ooff, toff;
+    ptrdiff_t ooff, toff, roff = 0;
     int ret;
 
     if (bytes < acc_share_from(module, a->basic) || a->target == module->my_rank ||
-        OMPI_OSC_NEWRMA_OP_ACC != a->kind || NULL != a->compare_addr || NULL == a->op ||
+        (OMPI_OSC_NEWRMA_OP_ACC != a->kind && !fetch) || NULL != a->compare_addr || NULL == a->op ||
         !ompi_osc_newrma_acc_plain(module) || !ompi_osc_newrma_acc_in_place(a->basic) ||
         !ompi_osc_newrma_acc_reduces(a->op, a->basic) ||
         NULL == (peer = ompi_osc_newrma_peer(module, a->target)) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff) ||
-        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff)) {
+        !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
+        (fetch && !ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &roff))) {
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ompi_osc_newrma_acc_lock_take(lock);
-    ret = ompi_osc_newrma_mbox_share_reduce(module, a->target, a->op, a->basic,
-                                            (const char *) a->origin_addr + ooff, target + toff,
-                                            (size_t) (target + toff - peer->shm_base), bytes);
+    ret = ompi_osc_newrma_mbox_share_reduce(
+        module, a->target, a->op, a->basic, (const char *) a->origin_addr + ooff,
+        fetch ? (char *) a->result_addr + roff : NULL, target + toff,
+        (size_t) (target + toff - peer->shm_base), bytes);
     ompi_osc_newrma_acc_lock_release(lock);
     return ret;
 }
@@ -2634,9 +2632,8 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
         !ompi_osc_newrma_acc_plain(module) || ompi_osc_newrma_acc_self_landing(module, target) ||
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
                   &f) ||
-        /* a dear reduction to share with the target's agent: the full way */
-        OPAL_UNLIKELY(f.bytes >= module->seg_share_from / ACC_SHARE_DEAR_DIVISOR &&
-                      OMPI_OSC_NEWRMA_OP_ACC == kind &&
+        /* a wide element's reduction to share: the full way */
+        OPAL_UNLIKELY(f.bytes >= module->seg_fast_below &&
                       f.bytes >= acc_share_from(module, target_dt)) ||
         !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
                                     read_only ? NULL : (const char *) origin_addr + f.origin_offset,

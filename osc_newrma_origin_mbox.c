@@ -499,6 +499,8 @@ typedef struct {
     ompi_osc_newrma_op_kind_t kind;
     struct ompi_op_t *op;
     struct ompi_datatype_t *basic;
+    /** a fetching reduction's result buffer, else NULL */
+    char *result;
 } share_what_t;
 
 /* A slot of @p rank's claimed and posted for a shared access of @p bytes
@@ -520,7 +522,8 @@ static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, 
     if (NULL != what->basic) {
         ompi_datatype_type_size(what->basic, &elem);
     }
-    slot->flags = OMPI_OSC_NEWRMA_SHM_MBOX_SHARE | flags;
+    slot->flags = OMPI_OSC_NEWRMA_SHM_MBOX_SHARE | flags |
+                  (NULL != what->result ? OMPI_OSC_NEWRMA_SHM_MBOX_FETCH : 0);
     slot->len = 0;
     slot->addr = addr;
     slot->share.addr = (uint64_t) (uintptr_t) origin;
@@ -534,6 +537,7 @@ static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, 
     slot->share.by_target = 0;
     slot->share.failed = 0;
     slot->share.undone = bytes;
+    slot->share.result = (uint64_t) (uintptr_t) what->result;
     ompi_osc_newrma_shm_mbox_post(slot);
     return slot;
 }
@@ -550,6 +554,8 @@ static const char *share_name(const share_what_t *what)
             return "PUT";
         case OMPI_OSC_NEWRMA_OP_GET:
             return "GET";
+        case OMPI_OSC_NEWRMA_OP_GACC:
+            return "fetching reduction";
         default:
             return "reduction";
     }
@@ -591,7 +597,7 @@ static int share_finish(ompi_osc_newrma_module_t *module, int rank, const share_
 int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid,
                                     bool put, char *origin, uint64_t taddr, size_t bytes)
 {
-    share_what_t what = {share_copy_kind(put), NULL, NULL};
+    share_what_t what = {share_copy_kind(put), NULL, NULL, NULL};
     ompi_osc_newrma_shm_mbox_t *slot;
     uint64_t undone;
     bool failed;
@@ -615,7 +621,7 @@ int ompi_osc_newrma_mbox_share_copy(ompi_osc_newrma_module_t *module, int rank, 
 int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int rank, bool put,
                                        char *origin, char *there, size_t offset, size_t bytes)
 {
-    share_what_t what = {share_copy_kind(put), NULL, NULL};
+    share_what_t what = {share_copy_kind(put), NULL, NULL, NULL};
     ompi_osc_newrma_shm_mbox_t *slot;
     uint64_t undone;
     bool failed;
@@ -641,9 +647,18 @@ int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int ran
     return OMPI_SUCCESS;
 }
 
-/* My chunks of a shared reduction: each reduced from @p origin into
- * @p there (ompi_osc_newrma_acc_contig, under the caller's hold of the
- * lock). */
+/* Bytes [@p at, + @p len) of a shared reduction reduced by this process
+ * from @p origin into @p there, the old values first to what->result
+ * (ompi_osc_newrma_acc_contig_held). */
+static void share_reduce_part(const share_what_t *what, const char *origin, char *there,
+                              uint64_t at, size_t len)
+{
+    (void) ompi_osc_newrma_acc_contig_held(what->kind, what->op, what->basic, there + at,
+                                           origin + at,
+                                           NULL != what->result ? what->result + at : NULL, len);
+}
+
+/* My chunks of a shared reduction. */
 static void share_reduce_local(ompi_osc_newrma_shm_mbox_share_t *share, const share_what_t *what,
                                const char *origin, char *there)
 {
@@ -651,16 +666,17 @@ static void share_reduce_local(ompi_osc_newrma_shm_mbox_share_t *share, const sh
     size_t len;
 
     while (ompi_osc_newrma_shm_share_take(share, &at, &len)) {
-        (void) ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, what->op, what->basic, there + at,
-                                          origin + at, NULL, len, NULL);
+        share_reduce_part(what, origin, there, at, len);
     }
 }
 
 int ompi_osc_newrma_mbox_share_reduce(ompi_osc_newrma_module_t *module, int rank,
                                       struct ompi_op_t *op, struct ompi_datatype_t *basic,
-                                      const char *origin, char *there, size_t offset, size_t bytes)
+                                      const char *origin, char *result, char *there, size_t offset,
+                                      size_t bytes)
 {
-    share_what_t what = {OMPI_OSC_NEWRMA_OP_ACC, op, basic};
+    share_what_t what = {NULL != result ? OMPI_OSC_NEWRMA_OP_GACC : OMPI_OSC_NEWRMA_OP_ACC, op,
+                         basic, result};
     ompi_osc_newrma_shm_mbox_t *slot;
     uint64_t undone, end;
     size_t chunk;
@@ -685,8 +701,7 @@ int ompi_osc_newrma_mbox_share_reduce(ompi_osc_newrma_module_t *module, int rank
     if (undone < bytes) {
         end = (undone / chunk + 1) * chunk;
         end = end < bytes ? end : bytes;
-        (void) ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, op, basic, there + undone,
-                                          origin + undone, NULL, (size_t) (end - undone), NULL);
+        share_reduce_part(&what, origin, there, undone, (size_t) (end - undone));
     }
     return OMPI_SUCCESS;
 }

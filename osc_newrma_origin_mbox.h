@@ -160,18 +160,20 @@ int ompi_osc_newrma_mbox_share_segment(ompi_osc_newrma_module_t *module, int ran
 /**
  * ompi_osc_newrma_mbox_share_segment for an MPI_Accumulate of @p op (a
  * reduction ompi_osc_newrma_acc_reduces serves) on contiguous elements of
- * @p basic: this process reduces its chunks from @p origin into @p there,
- * the agent its own, read from @p origin by cross-memory copies, into its
- * mapping.  The caller holds the target's accumulate lock throughout, which
- * neither takes: the reduction is atomic per element as one by the origin.
- * Complete when it returns.
+ * @p basic, or an MPI_Get_accumulate of it when @p result is not NULL (the
+ * old values to @p result): this process reduces its chunks from @p origin
+ * into @p there, the agent its own, read from @p origin by cross-memory
+ * copies, into its mapping, the old values first written to @p result.  The caller holds the
+ * target's accumulate lock throughout, which neither takes: the reduction is atomic per element as
+ * one by the origin. Complete when it returns.
  * @return OMPI_ERR_NOT_AVAILABLE when no slot was free or the target's
  *         agent does not poll (nothing reduced); else OMPI_SUCCESS, or an
  *         error when the target died reducing.
  */
 int ompi_osc_newrma_mbox_share_reduce(ompi_osc_newrma_module_t *module, int rank,
                                       struct ompi_op_t *op, struct ompi_datatype_t *basic,
-                                      const char *origin, char *there, size_t offset, size_t bytes);
+                                      const char *origin, char *result, char *there, size_t offset,
+                                      size_t bytes);
 
 /** Origin: take the answer of @p target's slot if it has come (window lock
  * held).  @return 1 when taken, else 0. */

@@ -173,21 +173,39 @@ int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-/* One chunk of a shared reduction, [@p at, + @p len), in blocks of at most
- * @p block bytes read into @p ops.  @return false, *@p undone_p the first
- * byte not reduced, when a read failed. */
-static bool acc_share_chunk(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
-                            uint64_t at, size_t len, char *ops, size_t block, uint64_t *undone_p)
+/* One block of a shared reduction at @p at: its operands read into @p ops;
+ * for a fetching one the old values copied into @p old and written to the
+ * origin's result first, so that a failure leaves the block whole to the
+ * origin; then reduced.  @return false, nothing reduced, when a copy failed. */
+static bool acc_share_block(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
+                            uint64_t at, size_t n, char *ops, char *old)
 {
     ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
     ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
 
+    if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma(pid, false, ops, slot->share.addr + at, n)) {
+        return false;
+    }
+    if (NULL != old) {
+        ompi_osc_newrma_copy_elem(old, mine + at, n);
+        if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma(pid, true, old, slot->share.result + at, n)) {
+            return false;
+        }
+    }
+    return ompi_osc_newrma_acc_contig_held(OMPI_OSC_NEWRMA_OP_ACC, op, basic, mine + at, ops, NULL,
+                                           n);
+}
+
+/* One chunk of a shared reduction, [@p at, + @p len), in blocks of at most
+ * @p block bytes.  @return false, *@p undone_p the first byte not reduced,
+ * when a copy failed. */
+static bool acc_share_chunk(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
+                            uint64_t at, size_t len, char *ops, char *old, size_t block,
+                            uint64_t *undone_p)
+{
     for (size_t done = 0, n; done < len; done += n) {
         n = len - done < block ? len - done : block;
-        if (OMPI_SUCCESS !=
-                ompi_osc_newrma_shm_cma(pid, false, ops, slot->share.addr + at + done, n) ||
-            !ompi_osc_newrma_acc_contig(OMPI_OSC_NEWRMA_OP_ACC, op, basic, mine + at + done, ops,
-                                        NULL, n, NULL)) {
+        if (!acc_share_block(slot, pid, mine, at + done, n, ops, old)) {
             *undone_p = at + done;
             return false;
         }
@@ -201,6 +219,7 @@ void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, in
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
     ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
     ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    bool fetch = slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH;
     size_t size = 0, block, len;
     uint64_t at;
     char *ops = NULL;
@@ -211,12 +230,13 @@ void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, in
     /* what the origin checked before it posted: a failure here is a
      * malformed slot, left whole to the origin */
     if (0 == size || NULL == op || MPI_OP_NULL == op || !ompi_osc_newrma_acc_reduces(op, basic) ||
-        NULL == (ops = malloc(block = ACC_REF_BLOCK / size * size))) {
+        NULL == (ops = malloc((fetch ? 2 : 1) * (block = ACC_REF_BLOCK / size * size)))) {
         share->failed = 1;
         return;
     }
     while (ompi_osc_newrma_shm_share_take(share, &at, &len)) {
-        if (!acc_share_chunk(slot, pid, mine, at, len, ops, block, &share->undone)) {
+        if (!acc_share_chunk(slot, pid, mine, at, len, ops, fetch ? ops + block : NULL, block,
+                             &share->undone)) {
             share->failed = 1;
             break;
         }

@@ -46,8 +46,10 @@ int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
  * chunks nobody has taken, each read from the origin (process @p pid) by
  * cross-memory copies and reduced into @p mine, this process's mapping of
  * the access, without the accumulate lock, which the origin holds
- * throughout.  A read that fails stops it there (share->failed, ->undone):
- * the origin reduces the rest of that chunk. */
+ * throughout; a fetching one's (OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) old values
+ * written to the origin's result buffer first.  A copy that fails stops it
+ * there (share->failed, ->undone): the origin reduces the rest of that
+ * chunk. */
 void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid,
                                      char *mine);
 

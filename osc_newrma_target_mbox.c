@@ -35,7 +35,7 @@ static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_sh
     if (slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_SEGMENT) {
         mine = (char *) module->base + slot->addr; /* my own mapping of it */
     }
-    if (OMPI_OSC_NEWRMA_OP_ACC == slot->kind) {
+    if (OMPI_OSC_NEWRMA_OP_ACC == slot->kind || OMPI_OSC_NEWRMA_OP_GACC == slot->kind) {
         ompi_osc_newrma_acc_apply_share(slot, origin->cma_pid, mine);
         return OMPI_SUCCESS;
     }

@@ -194,6 +194,10 @@ typedef struct {
     /** with @p failed: the first byte of the agent's chunk it did not
      * write, or @p len when it took no chunk */
     uint64_t undone;
+    /** a fetching reduction's (OMPI_OSC_NEWRMA_SHM_MBOX_FETCH) result
+     * buffer, in the origin's memory: the agent writes there the old values
+     * of its chunks, by cross-memory copies, before it reduces them */
+    uint64_t result;
 } ompi_osc_newrma_shm_mbox_share_t;
 
 /** the chunks a shared copy is cut into, unless they would be smaller

@@ -10,17 +10,17 @@
  * 2 MiB into one target per round (MPI_SUM of double, long double and
  * double complex, MPI_MAX of int32), and beside each large one an
  * MPI_Accumulate of one element inside its range and an MPI_Fetch_and_op
- * of a counter.  The target's memory must hold every contribution exactly
- * once (the values are integers, exact in any order), whoever reduced which
- * chunk: the reductions are atomic per element with each other and with
- * the single-element ones.  In some rounds the target spends 2 ms outside
- * MPI, so that its origins reduce every chunk themselves (argv[1]: allocate
- * or shared; argv[2]: lock, fence or pscw; argv[3]: rounds, default 24;
- * argv[4]: N, the Nth cross-memory copy of each process fails, so that an
- * agent's read of operands fails half way and the origin reduces the rest of
- * its chunk, no element twice).
- * At 2 ranks the window's counters must show the agent reducing chunks,
- * where osc/newrma's shared memory path is on.
+ * of a counter.  In rounds of the second kind one rank alone makes the
+ * large access, an MPI_Get_accumulate, whose old values must be the
+ * window's before the round (the agent writes those of its chunks).  The target's memory must hold
+ * every contribution exactly once (the values are integers, exact in any order), whoever reduced
+ * which chunk: the reductions are atomic per element with each other and with the single-element
+ * ones.  In some rounds the target spends 2 ms outside MPI, so that its origins reduce every chunk
+ * themselves (argv[1]: allocate or shared; argv[2]: lock, fence or pscw; argv[3]: rounds, default
+ * 24; argv[4]: N, the Nth cross-memory copy of each process fails, so that an agent's read of
+ * operands fails half way and the origin reduces the rest of its chunk, no element twice). At 2
+ * ranks the window's counters must show the agent reducing chunks, where osc/newrma's shared memory
+ * path is on.
  */
 #include <complex.h>
 #include <stdbool.h>
@@ -38,7 +38,7 @@ typedef enum { K_DOUBLE, K_LONG_DOUBLE, K_INT_MAX, K_COMPLEX } kind_t;
 
 static int me, nprocs, sync_kind;
 static mtest_win_t w;
-static char *ops, *got, *want;
+static char *ops, *got, *want, *res;
 
 static MPI_Datatype kind_type(kind_t k)
 {
@@ -93,13 +93,32 @@ static void fill(char *at, kind_t k, int count, int o, int r)
 }
 
 /* The target's element @p i after every rank's contribution. */
+/* Rounds of the second kind: one rank alone (the target's right
+ * neighbour) makes the large access, an MPI_Get_accumulate, whose old
+ * values are then the window's own before the round. */
+static bool fetch_round(int r)
+{
+    return 1 == (r / (KINDS * SIZES)) % 2;
+}
+
+static int round_target(int r)
+{
+    return (r / (KINDS * SIZES)) % nprocs;
+}
+
+/* Whether rank @p o makes round @p r's large access. */
+static bool large_by(int o, int r)
+{
+    return !fetch_round(r) || o == (round_target(r) + 1) % nprocs;
+}
+
 static void expect(char *at, kind_t k, int count, int r)
 {
     for (int i = 0; i < count; ++i) {
         long sum = value_of(-1, r, i), top = sum;
 
         for (int o = 0; o < nprocs; ++o) {
-            long v = value_of(o, r, i);
+            long v = large_by(o, r) ? value_of(o, r, i) : 0;
 
             sum += v + (SINGLE_AT == i);
             top = v > top ? v : top;
@@ -118,7 +137,7 @@ static void expect(char *at, kind_t k, int count, int r)
                 long base = value_of(-1, r, i), im = 2 * base + 1;
 
                 for (int o = 0; o < nprocs; ++o) {
-                    im += 2 * value_of(o, r, i) + 1 + (SINGLE_AT == i);
+                    im += (large_by(o, r) ? 2 * value_of(o, r, i) + 1 : 0) + (SINGLE_AT == i);
                 }
                 ((double complex *) at)[i] = (double) sum + (double) im * I;
                 break;
@@ -187,8 +206,14 @@ static void access_target(int r, kind_t k, int target, int count)
     if (r % 2) {
         single_acc(k, target); /* before the large one, or after it */
     }
-    MPI_CHECK(MPI_Accumulate(ops, count, kind_type(k), target, w.disp0[target], count, kind_type(k),
-                             K_INT_MAX == k ? MPI_MAX : MPI_SUM, w.win));
+    if (fetch_round(r) && large_by(me, r)) {
+        MPI_CHECK(MPI_Get_accumulate(ops, count, kind_type(k), res, count, kind_type(k), target,
+                                     w.disp0[target], count, kind_type(k),
+                                     K_INT_MAX == k ? MPI_MAX : MPI_SUM, w.win));
+    } else if (large_by(me, r)) {
+        MPI_CHECK(MPI_Accumulate(ops, count, kind_type(k), target, w.disp0[target], count,
+                                 kind_type(k), K_INT_MAX == k ? MPI_MAX : MPI_SUM, w.win));
+    }
     if (0 == r % 2) {
         single_acc(k, target);
     }
@@ -200,7 +225,7 @@ static void access_target(int r, kind_t k, int target, int count)
 static void round_run(int r)
 {
     kind_t k = (kind_t) (r % KINDS);
-    int count = round_count(r, k), target = (r / (KINDS * SIZES)) % nprocs;
+    int count = round_count(r, k), target = round_target(r);
     size_t n = (size_t) count * kind_size(k);
 
     if (me == target) {
@@ -227,6 +252,17 @@ static void round_run(int r)
             }
         }
     }
+    if (fetch_round(r) && large_by(me, r)) {
+        fill(want, k, count, -1, r); /* the old values: the round's first */
+        for (int i = 0; i < count; ++i) {
+            /* the single accumulates may come before mine there */
+            if (SINGLE_AT != i && !same(k, res, want, i)) {
+                MTEST_CHECK(false, "round %d: kind %d, %d elements: old value %d is %g, not %g", r,
+                            (int) k, count, i, shown(k, res, i), shown(k, want, i));
+                break;
+            }
+        }
+    }
 }
 
 /* Each target's counter: one add of every rank in each of its rounds. */
@@ -235,7 +271,7 @@ static void counter_check(int rounds)
     int64_t total = 0, expected = 0;
 
     for (int r = 0; r < rounds; ++r) {
-        expected += (r / (KINDS * SIZES)) % nprocs == me ? nprocs : 0;
+        expected += round_target(r) == me ? nprocs : 0;
     }
     mtest_local_load(&w, COUNTER_AT, &total, sizeof(total));
     MTEST_CHECK(total == expected, "rank %d: counter %lld, expected %lld", me, (long long) total,
@@ -260,6 +296,7 @@ int main(int argc, char **argv)
     ops = malloc(WIN_BYTES);
     got = malloc(WIN_BYTES);
     want = malloc(WIN_BYTES);
+    res = malloc(WIN_BYTES);
     mtest_win_create(&w, argv[1], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
     mtest_win_zero(&w, WIN_BYTES);
     mtest_shares_bind(&shares, &w.win);
@@ -274,5 +311,6 @@ int main(int argc, char **argv)
     free(ops);
     free(got);
     free(want);
+    free(res);
     return mtest_finalize();
 }
