@@ -528,10 +528,9 @@ static ompi_osc_newrma_shm_mbox_t *share_post(ompi_osc_newrma_module_t *module, 
     slot->addr = addr;
     slot->share.addr = (uint64_t) (uintptr_t) origin;
     slot->share.len = bytes;
-    slot->share.chunk = (uint32_t) share_chunk(bytes, elem,
-                                               OMPI_OSC_NEWRMA_OP_ACC == what->kind
-                                                   ? OMPI_OSC_NEWRMA_SHARE_REDUCE_CHUNKS
-                                                   : OMPI_OSC_NEWRMA_SHARE_CHUNKS);
+    slot->share.chunk = (uint32_t) share_chunk(
+        bytes, elem,
+        NULL != what->op ? OMPI_OSC_NEWRMA_SHARE_REDUCE_CHUNKS : OMPI_OSC_NEWRMA_SHARE_CHUNKS);
     slot->share.rank = module->my_rank;
     slot->share.next = 0;
     slot->share.by_target = 0;
