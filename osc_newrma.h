@@ -642,9 +642,6 @@ struct ompi_osc_newrma_module_t {
      * (OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR).  The fast paths leave such
      * blocks to the full way (rma_fast, acc_fast). */
     size_t seg_share_from;
-    /** seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR, set once: the
-     * accumulates' fast path (acc_fast) asks no more of a smaller block */
-    size_t seg_fast_below;
     /** ops of mine waiting in targets' mailboxes */
     int mbox_pending;
 

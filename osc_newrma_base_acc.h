@@ -158,7 +158,8 @@ bool ompi_osc_newrma_acc_contig_held(ompi_osc_newrma_op_kind_t kind, struct ompi
                                      const char *origin, char *result, size_t bytes);
 
 /** Whether ompi_osc_newrma_acc_contig serves an MPI_Accumulate of @p op
- * (a reduction: not MPI_REPLACE, not MPI_NO_OP) on elements of @p basic. */
+ * (a reduction: not MPI_REPLACE, not MPI_NO_OP) on elements of @p basic;
+ * true only for elements stored as they travel (acc_in_place). */
 bool ompi_osc_newrma_acc_reduces(struct ompi_op_t *op, struct ompi_datatype_t *basic);
 
 /**

@@ -600,9 +600,8 @@ static void register_caches_and_hooks(void)
     register_int("test_fail_cma",
                  "Test hook: the Nth cross-memory copy (process_vm_readv/writev) this process "
                  "makes with another process fails, as one of a range not mapped, to check that "
-                 "the copy's or the "
-                 "reduction's other process mends it or the error reaches the caller; 0 never "
-                 "(default: 0)",
+                 "the copy's or the reduction's other process mends it or the error reaches the "
+                 "caller; 0 never (default: 0)",
                  &component.test_fail_cma, 0);
     register_int(
         "test_fail_packet",

@@ -679,7 +679,6 @@ static int module_build(ompi_osc_newrma_module_t *module, void **base, size_t si
                                      component.segment_share_bytes > 0
                                  ? (size_t) component.segment_share_bytes
                                  : SIZE_MAX;
-    module->seg_fast_below = module->seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR;
     /* no UCX registration here: a window that is one node's segment, reached
      * by load/store only, never needs one, and any other registers its
      * memory when a peer first asks for its rkey (am_region) */

@@ -483,24 +483,30 @@ static int direct_acc_move(ompi_osc_newrma_module_t *module, const rma_args_t *a
     return ret;
 }
 
-/* The bytes from which a reduction on elements of @p basic is shared
- * (OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR). */
+/* The bytes from which a reduction on elements wider than 8 bytes is
+ * shared (OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR): the least any is. */
+static inline size_t acc_dear_from(const ompi_osc_newrma_module_t *module)
+{
+    return module->seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR;
+}
+
+/* The bytes from which a reduction on elements of @p basic is shared. */
 static inline size_t acc_share_from(const ompi_osc_newrma_module_t *module,
                                     struct ompi_datatype_t *basic)
 {
     size_t size;
 
     ompi_datatype_type_size(basic, &size);
-    return size > 8 ? module->seg_share_from / OMPI_OSC_NEWRMA_SHARE_DEAR_DIVISOR
-                    : module->seg_share_from;
+    return size > 8 ? acc_dear_from(module) : module->seg_share_from;
 }
 
-/* An MPI_Accumulate's (or MPI_Get_accumulate's) reduction of one block each side, of
- * segment_share_bytes or more (acc_share_from), under the plain rule, to a node-local peer
- * whose part of the node's segment @p target lies in: reduced with its
- * agent (ompi_osc_newrma_mbox_share_reduce) under the accumulate lock,
- * held for the whole of it as by one process.  @return
- * OMPI_ERR_NOT_AVAILABLE, having done nothing, for any other access. */
+/* An MPI_Accumulate's or MPI_Get_accumulate's reduction of one block each
+ * side, of segment_share_bytes or more (acc_share_from), under the plain
+ * rule, to a node-local peer whose part of the node's segment @p target
+ * lies in: reduced with its agent (ompi_osc_newrma_mbox_share_reduce)
+ * under the accumulate lock, held for the whole of it as by one process.
+ * @return OMPI_ERR_NOT_AVAILABLE, having done nothing, for any other
+ * access. */
 static int direct_acc_shared(ompi_osc_newrma_module_t *module, const rma_args_t *a, char *target,
                              size_t bytes, volatile int32_t *lock)
 {
@@ -511,8 +517,7 @@ static int direct_acc_shared(ompi_osc_newrma_module_t *module, const rma_args_t 
 
     if (bytes < acc_share_from(module, a->basic) || a->target == module->my_rank ||
         (OMPI_OSC_NEWRMA_OP_ACC != a->kind && !fetch) || NULL != a->compare_addr || NULL == a->op ||
-        !ompi_osc_newrma_acc_plain(module) || !ompi_osc_newrma_acc_in_place(a->basic) ||
-        !ompi_osc_newrma_acc_reduces(a->op, a->basic) ||
+        !ompi_osc_newrma_acc_plain(module) || !ompi_osc_newrma_acc_reduces(a->op, a->basic) ||
         NULL == (peer = ompi_osc_newrma_peer(module, a->target)) ||
         !ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &ooff) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
@@ -2633,7 +2638,7 @@ acc_fast(ompi_osc_newrma_module_t *module, ompi_osc_newrma_op_kind_t kind, const
         !rma_fast(module, local_count, local_dt, target, target_disp, target_count, target_dt,
                   &f) ||
         /* a wide element's reduction to share: the full way */
-        OPAL_UNLIKELY(f.bytes >= module->seg_fast_below &&
+        OPAL_UNLIKELY(f.bytes >= acc_dear_from(module) &&
                       f.bytes >= acc_share_from(module, target_dt)) ||
         !ompi_osc_newrma_acc_contig(kind, op, target_dt, f.target,
                                     read_only ? NULL : (const char *) origin_addr + f.origin_offset,

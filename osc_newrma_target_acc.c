@@ -173,39 +173,46 @@ int ompi_osc_newrma_acc_apply_mbox_ref(ompi_osc_newrma_module_t *module,
     return ret;
 }
 
-/* One block of a shared reduction at @p at: its operands read into @p ops;
- * for a fetching one the old values copied into @p old and written to the
- * origin's result first, so that a failure leaves the block whole to the
- * origin; then reduced.  @return false, nothing reduced, when a copy failed. */
-static bool acc_share_block(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
-                            uint64_t at, size_t n, char *ops, char *old)
-{
-    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
-    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
+/* The agent's part of one shared reduction, decoded from its slot once. */
+typedef struct {
+    const ompi_osc_newrma_shm_mbox_share_t *share;
+    int32_t pid;
+    char *mine;
+    ompi_op_t *op;
+    ompi_datatype_t *basic;
+    /** operands of one block; a fetching one's old values (else NULL) */
+    char *ops, *old;
+    size_t block;
+} acc_share_t;
 
-    if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma(pid, false, ops, slot->share.addr + at, n)) {
+/* One block of a shared reduction at @p at: its operands read; for a
+ * fetching one the old values copied out and written to the origin's
+ * result first, so that a failure leaves the block whole to the origin;
+ * then reduced.  @return false, nothing reduced, when a copy failed. */
+static bool acc_share_block(const acc_share_t *c, uint64_t at, size_t n)
+{
+    if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma(c->pid, false, c->ops, c->share->addr + at, n)) {
         return false;
     }
-    if (NULL != old) {
-        ompi_osc_newrma_copy_elem(old, mine + at, n);
-        if (OMPI_SUCCESS != ompi_osc_newrma_shm_cma(pid, true, old, slot->share.result + at, n)) {
+    if (NULL != c->old) {
+        ompi_osc_newrma_copy_elem(c->old, c->mine + at, n);
+        if (OMPI_SUCCESS !=
+            ompi_osc_newrma_shm_cma(c->pid, true, c->old, c->share->result + at, n)) {
             return false;
         }
     }
-    return ompi_osc_newrma_acc_contig_held(OMPI_OSC_NEWRMA_OP_ACC, op, basic, mine + at, ops, NULL,
-                                           n);
+    return ompi_osc_newrma_acc_contig_held(OMPI_OSC_NEWRMA_OP_ACC, c->op, c->basic, c->mine + at,
+                                           c->ops, NULL, n);
 }
 
-/* One chunk of a shared reduction, [@p at, + @p len), in blocks of at most
- * @p block bytes.  @return false, *@p undone_p the first byte not reduced,
- * when a copy failed. */
-static bool acc_share_chunk(struct ompi_osc_newrma_shm_mbox_t *slot, int32_t pid, char *mine,
-                            uint64_t at, size_t len, char *ops, char *old, size_t block,
-                            uint64_t *undone_p)
+/* One chunk of a shared reduction, [@p at, + @p len), block by block.
+ * @return false, *@p undone_p the first byte not reduced, when a copy
+ * failed. */
+static bool acc_share_chunk(const acc_share_t *c, uint64_t at, size_t len, uint64_t *undone_p)
 {
     for (size_t done = 0, n; done < len; done += n) {
-        n = len - done < block ? len - done : block;
-        if (!acc_share_block(slot, pid, mine, at + done, n, ops, old)) {
+        n = len - done < c->block ? len - done : c->block;
+        if (!acc_share_block(c, at + done, n)) {
             *undone_p = at + done;
             return false;
         }
@@ -217,32 +224,32 @@ void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, in
                                      char *mine)
 {
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
-    ompi_datatype_t *basic = PMPI_Type_f2c(slot->acc_dt);
-    ompi_op_t *op = PMPI_Op_f2c(slot->acc_op);
+    acc_share_t c = {share, pid,  mine, PMPI_Op_f2c(slot->acc_op), PMPI_Type_f2c(slot->acc_dt),
+                     NULL,  NULL, 0};
     bool fetch = slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH;
-    size_t size = 0, block, len;
+    size_t size = 0, len;
     uint64_t at;
-    char *ops = NULL;
 
-    if (NULL != basic && MPI_DATATYPE_NULL != basic) {
-        ompi_datatype_type_size(basic, &size);
+    if (NULL != c.basic && MPI_DATATYPE_NULL != c.basic) {
+        ompi_datatype_type_size(c.basic, &size);
     }
     /* what the origin checked before it posted: a failure here is a
      * malformed slot, left whole to the origin */
-    if (0 == size || NULL == op || MPI_OP_NULL == op || !ompi_osc_newrma_acc_reduces(op, basic) ||
-        NULL == (ops = malloc((fetch ? 2 : 1) * (block = ACC_REF_BLOCK / size * size)))) {
+    if (0 == size || NULL == c.op || MPI_OP_NULL == c.op ||
+        !ompi_osc_newrma_acc_reduces(c.op, c.basic) ||
+        NULL == (c.ops = malloc((fetch ? 2 : 1) * (c.block = ACC_REF_BLOCK / size * size)))) {
         share->failed = 1;
         return;
     }
+    c.old = fetch ? c.ops + c.block : NULL;
     while (ompi_osc_newrma_shm_share_take(share, &at, &len)) {
-        if (!acc_share_chunk(slot, pid, mine, at, len, ops, fetch ? ops + block : NULL, block,
-                             &share->undone)) {
+        if (!acc_share_chunk(&c, at, len, &share->undone)) {
             share->failed = 1;
             break;
         }
         share->by_target++;
     }
-    free(ops);
+    free(c.ops);
 }
 
 /* A fetching accumulate's old values, which its origin asked for by

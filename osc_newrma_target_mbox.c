@@ -19,8 +19,9 @@
 
 /* A shared copy's chunks (OMPI_OSC_NEWRMA_SHM_MBOX_SHARE) that its origin
  * has not taken: a GET's written into the origin's buffer, a PUT's read
- * from it, a reduction's read and reduced into the window.  A failure, or an origin this process
- * cannot reach, is the origin's to mend: it copies the whole access again itself. */
+ * from it, a reduction's read and reduced into the window.  A failure, or
+ * an origin this process cannot reach, is the origin's to mend: it copies
+ * the whole access again itself (a reduction the rest of its chunk). */
 static int mbox_apply_share(ompi_osc_newrma_module_t *module, ompi_osc_newrma_shm_mbox_t *slot)
 {
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
