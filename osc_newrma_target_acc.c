@@ -224,8 +224,11 @@ void ompi_osc_newrma_acc_apply_share(struct ompi_osc_newrma_shm_mbox_t *slot, in
                                      char *mine)
 {
     ompi_osc_newrma_shm_mbox_share_t *share = &slot->share;
-    acc_share_t c = {share, pid,  mine, PMPI_Op_f2c(slot->acc_op), PMPI_Type_f2c(slot->acc_dt),
-                     NULL,  NULL, 0};
+    acc_share_t c = {.share = share,
+                     .pid = pid,
+                     .mine = mine,
+                     .op = PMPI_Op_f2c(slot->acc_op),
+                     .basic = PMPI_Type_f2c(slot->acc_dt)};
     bool fetch = slot->flags & OMPI_OSC_NEWRMA_SHM_MBOX_FETCH;
     size_t size = 0, len;
     uint64_t at;
