@@ -195,9 +195,10 @@ struct ompi_osc_newrma_component_t {
     /** PUTs of a stream from this size are copied by their call too
      * (cma_at_call); 0 none (-1 as cma_bytes) */
     long cma_stream_bytes;
-    /** copies of PUTs and GETs from this size are shared with the target's
-     * agent (ompi_osc_newrma_mbox_share_copy), in chunks of
-     * cma_share_chunk bytes; 0 never */
+    /** copies of PUTs, GETs, MPI_REPLACEs and MPI_NO_OP reads from this
+     * size are shared with the target's agent
+     * (ompi_osc_newrma_mbox_share_copy), in chunks of cma_share_chunk
+     * bytes, and such MPI_REPLACEs go by their call; 0 never */
     long cma_share_bytes;
     long segment_share_bytes;
     long cma_share_chunk;

@@ -395,7 +395,10 @@ static void register_paths(void)
                   "0 never; -1: 4096 where the copy is cheap, else 0 (default: -1)",
                   &component.cma_stream_bytes, -1);
     register_long("cma_share_bytes",
-                  "A PUT's or GET's cross-memory copy (see osc_newrma_cma_bytes) of at least "
+                  "A PUT's or GET's cross-memory copy (see osc_newrma_cma_bytes), or an "
+                  "MPI_REPLACE's or MPI_NO_OP read's under the target's accumulate lock "
+                  "(osc_newrma_acc_cma_bytes; an MPI_REPLACE of this size goes by its MPI "
+                  "call, each of a stream too), of at least "
                   "this many bytes, to a target whose window is not in a shared segment but "
                   "whose ranks are all on this node (its mailbox, osc_newrma_mailbox), is "
                   "shared with the target's agent: both processes copy at once, each taking "
