@@ -8,7 +8,9 @@
  * under the target's accumulate lock or the target's mailbox (its slot's
  * area), whichever took less time lately (osc_newrma_cma_pick).  An
  * MPI_REPLACE of more than 32 KiB (COUNT above 4096): the copy, or a
- * stream of 32 KiB parts through the target's mailbox slots.
+ * stream of 32 KiB parts through the target's mailbox slots.  (The test
+ * sets osc_newrma_cma_stream_bytes 0: else, where the copy is cheap, an
+ * MPI_REPLACE of 4 KiB or more is always the copy, by its call.)
  *
  * usage: acc_pick FLAVOR SYNC MODE [ITERS] [COUNT]
  *   SYNC   lockall (a flush after each op), lock or fence
@@ -162,6 +164,10 @@ int main(int argc, char **argv)
     if (0 == strcmp(mode, "copy")) {
         setenv("OMPI_MCA_osc_newrma_cma_pick", "0", 1);
     }
+    /* where the copy is cheap, an MPI_REPLACE of cma_stream_bytes (4 KiB)
+     * or more goes by its call, every one, as a PUT of a stream does: no
+     * pick to test; from cma_share_bytes (256 KiB) as well */
+    setenv("OMPI_MCA_osc_newrma_cma_stream_bytes", "0", 0);
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
