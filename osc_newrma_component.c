@@ -392,8 +392,10 @@ static void register_paths(void)
                   "4 KiB, 11.5 against 8.8 at 2 MiB, on a kernel whose copy is cheap "
                   "(osc_newrma_cma_cheap).  So are the MPI_REPLACEs of a stream, each under "
                   "the target's accumulate lock (64 of 8 KiB + flush 9.1 GB/s against 5.7-6.0 "
-                  "through the mailbox and packets).  The GETs of a stream never are: UCX moved "
-                  "12.9 GB/s at 8 KiB where the copies moved 11.1, and as much from 128 KiB; "
+                  "through the mailbox and packets).  The GETs of a stream are only from "
+                  "osc_newrma_cma_share_bytes, shared with the target's agent: UCX moved "
+                  "12.9 GB/s at 8 KiB where the copies moved 11.1, and as much at 128 KiB, "
+                  "but 9.1-11.4 at 512 KiB-2 MiB where the shared copies moved 17.5-20.1; "
                   "0 never; -1: 4096 where the copy is cheap, else 0 (default: -1)",
                   &component.cma_stream_bytes, -1);
     register_long("cma_share_bytes",

@@ -22,7 +22,9 @@
  * so that these sizes take it.  At 2 ranks (not oversubscribed) the
  * window's counters must show the agent copying chunks
  * (osc_newrma_win_chunks_by_target), where osc/newrma's shared memory path
- * is on.
+ * is on.  With "stream" (argv[4]), each GET round reads the range three
+ * times in its epoch, into three buffers: the GETs of a stream of
+ * osc_newrma_cma_share_bytes or more go by their calls, shared too.
  */
 #include <stdbool.h>
 
@@ -30,9 +32,11 @@
 
 #define WIN_BYTES (2097152 + 64)
 
-static int me, nprocs, right, left, sync_kind;
+#define STREAM_GETS 3
+
+static int me, nprocs, right, left, sync_kind, gets = 1;
 static mtest_win_t w;
-static unsigned char *buf, *got;
+static unsigned char *bufs[STREAM_GETS], *buf, *got;
 
 static void epoch_open(void)
 {
@@ -54,16 +58,19 @@ static void access_right(int r, bool put, size_t n)
     }
     if (put) {
         mtest_fill(buf, n, mtest_share_seed(me, r, true));
-    } else {
-        memset(buf, 0, n);
+    }
+    for (int g = 0; !put && g < gets; ++g) {
+        memset(bufs[g], 0, n);
     }
     if (MTEST_SYNC_LOCK == sync_kind) {
         MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w.win));
     }
     if (put) {
         MPI_CHECK(MPI_Put(buf, (int) n, MPI_BYTE, right, w.disp0[right], (int) n, MPI_BYTE, w.win));
-    } else {
-        MPI_CHECK(MPI_Get(buf, (int) n, MPI_BYTE, right, w.disp0[right], (int) n, MPI_BYTE, w.win));
+    }
+    for (int g = 0; !put && g < gets; ++g) {
+        MPI_CHECK(
+            MPI_Get(bufs[g], (int) n, MPI_BYTE, right, w.disp0[right], (int) n, MPI_BYTE, w.win));
     }
     if (MTEST_SYNC_LOCK == sync_kind) {
         MPI_CHECK(MPI_Win_unlock(right, w.win));
@@ -95,9 +102,9 @@ static void round_run(int r)
     epoch_open();
     access_right(r, put, n);
     epoch_close();
-    if (!put && mtest_share_accesses(me, r)) {
-        bad = mtest_pattern_mismatch(buf, n, mtest_share_seed(right, r, false));
-        MTEST_CHECK(bad == n, "round %d: GET of %zu bytes from rank %d: byte %zu wrong", r, n,
+    for (int g = 0; !put && mtest_share_accesses(me, r) && g < gets; ++g) {
+        bad = mtest_pattern_mismatch(bufs[g], n, mtest_share_seed(right, r, false));
+        MTEST_CHECK(bad == n, "round %d: GET %d of %zu bytes from rank %d: byte %zu wrong", r, g, n,
                     right, bad);
     }
     if (put && mtest_share_accesses(left, r)) {
@@ -116,17 +123,24 @@ static void round_run(int r)
 int main(int argc, char **argv)
 {
     mtest_shares_t shares;
-    int rounds = 48;
+    int rounds = 48, unused = 0;
 
     setenv("OMPI_MCA_osc_newrma_cma_cheap", "1", 0);
     setenv("OMPI_MCA_osc_newrma_segment_share_bytes", "131072", 0);
-    mtest_start(&argc, &argv, &me, &nprocs, &sync_kind, &rounds, &rounds);
+    mtest_start(&argc, &argv, &me, &nprocs, &sync_kind, &rounds, &unused);
     if (argc < 2 || (MTEST_SYNC_FENCE != sync_kind && MTEST_SYNC_LOCK != sync_kind)) {
-        mtest_error("usage: cma_share create|dynamic|allocate|shared fence|lock [rounds]");
+        mtest_error("usage: cma_share create|dynamic|allocate|shared fence|lock [rounds] "
+                    "[stream]");
         return mtest_finalize();
     }
     mtest_ring(&nprocs, &right, &left);
-    buf = malloc(WIN_BYTES);
+    if (argc > 4 && 0 == strcmp(argv[4], "stream")) {
+        gets = STREAM_GETS;
+    }
+    for (int g = 0; g < STREAM_GETS; ++g) {
+        bufs[g] = malloc(WIN_BYTES);
+    }
+    buf = bufs[0];
     got = malloc(WIN_BYTES);
     mtest_win_create(&w, argv[1], WIN_BYTES, MPI_INFO_NULL, MPI_COMM_WORLD);
     mtest_win_zero(&w, WIN_BYTES);
@@ -136,7 +150,9 @@ int main(int argc, char **argv)
     }
     mtest_shares_check(&shares, true);
     mtest_win_free(&w);
-    free(buf);
+    for (int g = 0; g < STREAM_GETS; ++g) {
+        free(bufs[g]);
+    }
     free(got);
     return mtest_finalize();
 }
