@@ -2035,20 +2035,23 @@ static bool rma_fetch_copy_at_call(ompi_osc_newrma_module_t *module, const rma_a
     return true;
 }
 
-/* An MPI_REPLACE that goes by its call (rma_acc_copy_at_call), each of a
- * stream too, as a PUT of cma_stream_sized does: of
- * osc_newrma_cma_stream_bytes or more (the copy is cheap), or of
- * osc_newrma_cma_share_bytes or more, whose copy acc_copy_locked shares
- * with the target's agent.  Queued, all but the first of a stream went as
- * packets behind the one before (64 of 2 MiB + flush on a create window
- * 8.0 GB/s, osc/pt2pt 9.3-10.7, a PUT stream shared 17.5; of 8 KiB 6.3,
- * by the call 9.3), and a lone one of 8 KiB + flush took 1.05-1.52 us
- * through the mailbox or the queue's copy, 0.78-0.86 by the call. */
-static inline bool acc_replace_by_call(bool write, size_t bytes)
+/* An MPI_REPLACE or MPI_NO_OP read that goes by its call
+ * (rma_acc_copy_at_call), each of a stream too, as a PUT of
+ * cma_stream_sized does: of osc_newrma_cma_stream_bytes or more (the copy
+ * is cheap), or an MPI_REPLACE of osc_newrma_cma_share_bytes or more, whose
+ * copy acc_copy_locked shares with the target's agent (where the copy is
+ * dear, large reads keep their pick of UCX's transfer without the lock,
+ * acc_read_way).  Queued, all but the
+ * first of a stream went as packets behind the one before (64 REPLACEs of
+ * 2 MiB + flush on a create window 8.0 GB/s, osc/pt2pt 9.3-10.7, a PUT
+ * stream shared 17.5; of 8 KiB 6.3, by the call 9.3; 64 reads of 2 MiB
+ * 5.0-5.1, by the call 17.5-19.7, osc/ucx 10.8; of 8 KiB 3.8-4.1 and
+ * 9.0-10.1), and a lone REPLACE of 8 KiB + flush took 1.05-1.52 us through
+ * the mailbox or the queue's copy, 0.78-0.86 by the call. */
+static inline bool acc_copy_by_call(bool write, size_t bytes)
 {
-    return write &&
-           (cma_stream_sized(OMPI_OSC_NEWRMA_OP_PUT, bytes) ||
-            (component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes));
+    return cma_stream_sized(OMPI_OSC_NEWRMA_OP_PUT, bytes) ||
+           (write && component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes);
 }
 
 /* An MPI_REPLACE, or an MPI_NO_OP read, of contiguous blocks to a
@@ -2061,9 +2064,9 @@ static inline bool acc_replace_by_call(bool write, size_t bytes)
  * the target's accumulate lock by the call itself, as acc_cma copies a
  * lone op element.  A 512-byte REPLACE + flush took 0.93 us through the
  * mailbox, 0.76 by acc_cma, osc/rdma 0.71.  Up to the mailbox's 2 KiB,
- * its other way, and an MPI_REPLACE of acc_replace_by_call's sizes, each
- * of a stream: other larger ones take their turns with the mailbox
- * (acc_picked) or UCX (acc_read_way) from the queue.  Not in PSCW epochs,
+ * its other way, and of acc_copy_by_call's sizes, each of a stream:
+ * other larger ones take their turns with the mailbox (acc_picked) or UCX
+ * (acc_read_way) from the queue.  Not in PSCW epochs,
  * nor for requests.  @return true when served (*@p ret its status). */
 static bool rma_acc_copy_at_call(ompi_osc_newrma_module_t *module, const rma_args_t *a,
                                  rma_target_mem_t *mem, size_t bytes, int *ret)
@@ -2077,10 +2080,10 @@ static bool rma_acc_copy_at_call(ompi_osc_newrma_module_t *module, const rma_arg
                : OMPI_OSC_NEWRMA_OP_GACC != a->kind || !ompi_osc_newrma_acc_is_no_op(a->op)) ||
         NULL != a->request || OMPI_OSC_NEWRMA_WIN_PSCW_GRANTED == module->win_state ||
         !ompi_osc_newrma_acc_plain(module) ||
-        (bytes > OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES && !acc_replace_by_call(write, bytes)) ||
+        (bytes > OMPI_OSC_NEWRMA_SHM_MBOX_COPY_BYTES && !acc_copy_by_call(write, bytes)) ||
         NULL == (peer = cma_sized(module, a->target, write, module->config.acc_cma_bytes, bytes)) ||
         NULL == peer->lock ||
-        (peer->cma_seq == module->sync_seq && !acc_replace_by_call(write, bytes)) ||
+        (peer->cma_seq == module->sync_seq && !acc_copy_by_call(write, bytes)) ||
         !ompi_osc_newrma_dtype_contig(a->target_dt, a->target_count, &toff) ||
         !(write ? ompi_osc_newrma_dtype_contig(a->origin_dt, a->origin_count, &boff)
                 : ompi_osc_newrma_dtype_contig(a->result_dt, a->result_count, &boff)) ||

@@ -28,7 +28,8 @@
  *          each window closed by one flush (or fence); OP putv|getv: the
  *          same with a strided target layout (8-byte blocks every 16 bytes,
  *          a vector datatype; SIZE bytes of payload, a multiple of 8);
- *          OP accr: the same of MPI_REPLACE (a stream of ARMCI-MPI's puts)
+ *          OP accr: the same of MPI_REPLACE (a stream of ARMCI-MPI's puts),
+ *          gaccn of MPI_NO_OP reads (its gets)
  *   rate   OP put, SYNC flush|fence: million 8-byte operations per second
  *   empty  SYNC fence|lock|lockall|pscw: microseconds per empty epoch
  *   multi  OP put, SYNC lock: microseconds per lock epoch of rank 0 to every
@@ -776,8 +777,9 @@ static int row_valid(row_t *row)
                 (S_FLUSH == row->sync || S_FENCE == row->sync)) {
                 return row->size <= MAX_WIN_BYTES / 2;
             }
-            /* a stream of MPI_REPLACE, as ARMCI-MPI turns every put */
-            if (O_ACCR == row->op) {
+            /* a stream of MPI_REPLACE, as ARMCI-MPI turns every put, or of
+             * MPI_Get_accumulate(MPI_NO_OP), as it turns every get */
+            if (O_ACCR == row->op || O_GACCN == row->op) {
                 return 0 == row->size % 8 && (S_FLUSH == row->sync || S_FENCE == row->sync);
             }
             /* fall through */

@@ -113,9 +113,10 @@ def build_rows(full, np_max):
         for op in ("putv", "getv"):
             for size in sizes(full):
                 rows.append((f"bw:{op}:flush:{flavor}:{size}", 2))
-        # a stream of MPI_REPLACE (ARMCI-MPI's puts)
-        for size in sizes(full):
-            rows.append((f"bw:accr:flush:{flavor}:{size}", 2))
+        # a stream of MPI_REPLACE (ARMCI-MPI's puts), of MPI_NO_OP reads (its gets)
+        for op in ("accr", "gaccn"):
+            for size in sizes(full):
+                rows.append((f"bw:{op}:flush:{flavor}:{size}", 2))
         for sync in ("flush", "fence"):
             rows.append((f"rate:put:{sync}:{flavor}:8", 2))
         for sync in ("fence", "lock", "lockall", "pscw"):

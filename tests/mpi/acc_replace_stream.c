@@ -11,7 +11,9 @@
  * with its agent; the smaller ones take packets, the mailbox or the copy.
  * MPI's default accumulate_ordering asks that the last write of a location
  * wins whatever way each took, and an MPI_Get_accumulate(MPI_NO_OP) of
- * the whole range at the end of the stream (same epoch) sees them all.
+ * the whole range at the end of the stream (same epoch) sees them all, as
+ * do two more of seeded pieces (a stream of reads, which goes by the calls
+ * too from osc_newrma_cma_stream_bytes).
  * The target checks its window against the same program run locally.  In
  * rounds of the first kind only rank 0 writes (its target waits in MPI, its
  * agent free to help), in the others every rank writes its right
@@ -26,6 +28,7 @@
 #include "mtest.h"
 
 #define STREAM    7
+#define READS     2
 #define WIN_LONGS (2 * 262144 + 64) /* 4 MiB + 512 B */
 
 static const size_t sizes[] = {1, 3, 256, 4096, 32768 + 5, 65536, 262144 + 5};
@@ -33,7 +36,7 @@ static const size_t sizes[] = {1, 3, 256, 4096, 32768 + 5, 65536, 262144 + 5};
 
 static int me, nprocs, right, left, sync_kind;
 static mtest_win_t w;
-static long *ops[STREAM], *expect, *got, *read_back;
+static long *ops[STREAM], *expect, *got, *read_back, *pieces[READS];
 
 typedef struct {
     size_t at, n;
@@ -114,6 +117,13 @@ static void stream_right(int r)
     }
     MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_LONG, read_back, WIN_LONGS, MPI_LONG, right,
                                  w.disp0[right], WIN_LONGS, MPI_LONG, MPI_NO_OP, w.win));
+    for (int j = 0; j < READS; ++j) {
+        piece_t p = piece(me, r, STREAM + j);
+
+        MPI_CHECK(MPI_Get_accumulate(NULL, 0, MPI_LONG, pieces[j], (int) p.n, MPI_LONG, right,
+                                     w.disp0[right] + (MPI_Aint) (p.at * sizeof(long)), (int) p.n,
+                                     MPI_LONG, MPI_NO_OP, w.win));
+    }
     if (MTEST_SYNC_LOCK == sync_kind) {
         MPI_CHECK(MPI_Win_unlock(right, w.win));
     } else if (MTEST_SYNC_LOCKALL == sync_kind) {
@@ -147,6 +157,13 @@ static void round_run(int r, long *mine_before, long *right_before)
         MTEST_CHECK(bad == WIN_LONGS,
                     "round %d: read of rank %d's window: long %zu is %ld, not %ld", r, right, bad,
                     read_back[bad % WIN_LONGS], expect[bad % WIN_LONGS]);
+        for (int j = 0; j < READS; ++j) {
+            piece_t p = piece(me, r, STREAM + j);
+
+            bad = first_mismatch(pieces[j], expect + p.at, p.n);
+            MTEST_CHECK(bad == p.n, "round %d: read %d of %zu longs at %zu: long %zu wrong", r, j,
+                        p.n, p.at, bad);
+        }
         memcpy(right_before, expect, WIN_LONGS * sizeof(long));
     }
     if (writes(left, r)) {
@@ -176,6 +193,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < STREAM; ++i) {
         ops[i] = malloc(sizes[SIZES - 1] * sizeof(long));
     }
+    for (int j = 0; j < READS; ++j) {
+        pieces[j] = malloc(sizes[SIZES - 1] * sizeof(long));
+    }
     expect = malloc(WIN_LONGS * sizeof(long));
     got = malloc(WIN_LONGS * sizeof(long));
     read_back = malloc(WIN_LONGS * sizeof(long));
@@ -192,6 +212,9 @@ int main(int argc, char **argv)
     mtest_win_free(&w);
     for (int i = 0; i < STREAM; ++i) {
         free(ops[i]);
+    }
+    for (int j = 0; j < READS; ++j) {
+        free(pieces[j]);
     }
     free(expect);
     free(got);
