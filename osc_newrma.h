@@ -192,13 +192,15 @@ struct ompi_osc_newrma_component_t {
      * MPI_NO_OP reads below acc_cma_bytes), take the copy after a flush or
      * unlock (cma_min_bytes); 0 never (-1 as cma_bytes) */
     long cma_small_bytes;
-    /** PUTs of a stream from this size are copied by their call too
-     * (cma_at_call); 0 none (-1 as cma_bytes) */
+    /** PUTs, MPI_REPLACEs and MPI_NO_OP reads of a stream from this size
+     * are copied by their call too (cma_at_call, rma_acc_copy_at_call); 0
+     * none (-1 as cma_bytes) */
     long cma_stream_bytes;
     /** copies of PUTs, GETs, MPI_REPLACEs and MPI_NO_OP reads from this
      * size are shared with the target's agent
      * (ompi_osc_newrma_mbox_share_copy), in chunks of cma_share_chunk
-     * bytes, and such MPI_REPLACEs go by their call; 0 never */
+     * bytes, and such MPI_REPLACEs and GETs go by their call, each of a
+     * stream too; 0 never */
     long cma_share_bytes;
     long segment_share_bytes;
     long cma_share_chunk;

@@ -913,6 +913,13 @@ static ompi_osc_newrma_peer_t *cma_sized(ompi_osc_newrma_module_t *module, int r
                : NULL;
 }
 
+/* A copy of this size is shared with the target's agent
+ * (osc_newrma_cma_share_bytes, cma_copy). */
+static inline bool cma_share_sized(size_t bytes)
+{
+    return component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes;
+}
+
 /* A PUT of a stream of this size is copied too (osc_newrma_cma_stream_bytes),
  * and a GET of osc_newrma_cma_share_bytes or more, whose copy the target's
  * agent shares (cma_copy): smaller GETs of a stream move faster by UCX,
@@ -922,7 +929,7 @@ static ompi_osc_newrma_peer_t *cma_sized(ompi_osc_newrma_module_t *module, int r
 static inline bool cma_stream_sized(ompi_osc_newrma_op_kind_t kind, size_t bytes)
 {
     if (OMPI_OSC_NEWRMA_OP_GET == kind) {
-        return component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes;
+        return cma_share_sized(bytes);
     }
     return OMPI_OSC_NEWRMA_OP_PUT == kind && component.cma_stream_bytes > 0 &&
            bytes >= (size_t) component.cma_stream_bytes;
@@ -974,7 +981,7 @@ bool ompi_osc_newrma_op_by_cma(ompi_osc_newrma_module_t *module, ompi_osc_newrma
 static int cma_copy(ompi_osc_newrma_module_t *module, int rank, int32_t pid, bool put, char *local,
                     uint64_t remote, size_t bytes)
 {
-    if (component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes) {
+    if (cma_share_sized(bytes)) {
         int ret = ompi_osc_newrma_mbox_share_copy(module, rank, pid, put, local, remote, bytes);
 
         if (OMPI_ERR_NOT_AVAILABLE != ret) {
@@ -1152,7 +1159,7 @@ static int acc_read_way(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_
 /* One cross-memory copy under @p peer's accumulate lock: with @p module,
  * shared with the target's agent as a PUT's or GET's (cma_copy; the agent
  * takes no lock, it copies chunks the lock holder handed out), else alone
- * (a stream's rest, whose chunks are too small to share). */
+ * (what a mailbox stream left, acc_rest_copy, copied alone as before). */
 static int acc_copy_locked(ompi_osc_newrma_module_t *module, ompi_osc_newrma_peer_t *peer,
                            bool write, char *local, uint64_t remote, size_t len)
 {
@@ -2050,8 +2057,7 @@ static bool rma_fetch_copy_at_call(ompi_osc_newrma_module_t *module, const rma_a
  * the mailbox or the queue's copy, 0.78-0.86 by the call. */
 static inline bool acc_copy_by_call(bool write, size_t bytes)
 {
-    return cma_stream_sized(OMPI_OSC_NEWRMA_OP_PUT, bytes) ||
-           (write && component.cma_share_bytes > 0 && bytes >= (size_t) component.cma_share_bytes);
+    return cma_stream_sized(OMPI_OSC_NEWRMA_OP_PUT, bytes) || (write && cma_share_sized(bytes));
 }
 
 /* An MPI_REPLACE, or an MPI_NO_OP read, of contiguous blocks to a

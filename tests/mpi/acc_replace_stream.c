@@ -76,29 +76,6 @@ static void apply(long *mem, int rank, int r)
     }
 }
 
-static void epoch_open(void)
-{
-    if (MTEST_SYNC_FENCE == sync_kind) {
-        MPI_CHECK(MPI_Win_fence(0, w.win));
-    } else if (MTEST_SYNC_LOCKALL == sync_kind) {
-        MPI_CHECK(MPI_Win_lock_all(0, w.win));
-    } else {
-        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    }
-}
-
-static void epoch_close(void)
-{
-    if (MTEST_SYNC_FENCE == sync_kind) {
-        MPI_CHECK(MPI_Win_fence(0, w.win));
-    } else if (MTEST_SYNC_LOCKALL == sync_kind) {
-        MPI_CHECK(MPI_Win_unlock_all(w.win));
-        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    } else {
-        MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    }
-}
-
 /* My stream of round @p r to my right neighbour, then the read of all. */
 static void stream_right(int r)
 {
@@ -145,11 +122,11 @@ static void round_run(int r, long *mine_before, long *right_before)
 {
     size_t bad;
 
-    epoch_open();
+    mtest_epoch_begin(w.win, sync_kind);
     if (writes(me, r)) {
         stream_right(r);
     }
-    epoch_close();
+    mtest_epoch_end(w.win, sync_kind);
     if (writes(me, r)) {
         memcpy(expect, right_before, WIN_LONGS * sizeof(long));
         apply(expect, me, r);
