@@ -53,6 +53,12 @@
  * packets), so the agent's poll stays short. */
 #define OMPI_OSC_NEWRMA_MBOX_WINDOWS 32
 
+/** MPI_REPLACEs by rendezvous that may land in a window at once (disjoint
+ * ranges, under its accumulate lock): one after the other, each paid a
+ * round trip before its data moved; eight keep a stream of 2 MiB ones over
+ * TCP busy. */
+#define OMPI_OSC_NEWRMA_ACC_LANDINGS 8
+
 /*
  * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_base_mutex.h.)
  *
@@ -609,12 +615,17 @@ struct ompi_osc_newrma_module_t {
     /** packets of a peer's next fence epoch that came while my fence still
      * waited (ompi_osc_newrma_pkt_epoch_done), under component.inbox_lock */
     opal_list_t epoch_held;
-    /** the LANDED notice of an MPI_REPLACE landing straight in this window
-     * under its accumulate lock (ompi_osc_newrma_pkt_land_window), else
-     * NULL; meanwhile the window's packets wait in landing_held.  The
-     * agent's only (one thread at the inbox), read by this process's own
-     * accumulates, which wait for it to end */
-    struct ompi_osc_newrma_pkt_t *acc_landing;
+    /** the MPI_REPLACEs landing straight in this window under its
+     * accumulate lock (ompi_osc_newrma_pkt_land_window), acc_landings of
+     * them, at disjoint ranges [lo, hi): their LANDED notices; meanwhile
+     * the window's other packets wait in landing_held.  The agent's only
+     * (one thread at the inbox), read by this process's own accumulates,
+     * which wait for them to end */
+    struct {
+        struct ompi_osc_newrma_pkt_t *notice;
+        uint64_t lo, hi;
+    } acc_land[OMPI_OSC_NEWRMA_ACC_LANDINGS];
+    unsigned acc_landings;
     opal_list_t landing_held;
     /** origin side of PSCW over UCX: target rank -> POST packets received
      * and not yet taken by an access epoch (made with the first); a failure
@@ -883,7 +894,7 @@ static inline ompi_osc_newrma_peer_t *ompi_osc_newrma_peer(ompi_osc_newrma_modul
 static inline bool ompi_osc_newrma_acc_self_landing(const ompi_osc_newrma_module_t *module,
                                                     int target)
 {
-    return NULL != module->acc_landing && target == module->my_rank;
+    return 0 != module->acc_landings && target == module->my_rank;
 }
 
 /** Whether an access to @p peer may bypass the peer's agent (UCX RDMA or

@@ -249,6 +249,10 @@ typedef struct ompi_osc_newrma_pkt_t {
     /** the payload is UCX's, valid only inside the receive callback that
      * handles the packet (never held) */
     bool borrowed;
+    /** a LANDED notice of a landing that its origin's later PUTs and
+     * MPI_REPLACEs by rendezvous may land beside (a contiguous PUT's, or an
+     * MPI_REPLACE's straight in the window) */
+    bool beside;
 } ompi_osc_newrma_pkt_t;
 
 /** The most data one PUT or GET packet carries so that it fills, with its
@@ -389,19 +393,44 @@ int ompi_osc_newrma_pkt_land(ompi_osc_newrma_pkt_t *pkt, void *dest);
 
 /**
  * ompi_osc_newrma_pkt_land into @p module's window memory at @p dest, under
- * its accumulate lock, which the caller took for the landing (an
- * MPI_REPLACE, acc_land_in_window in osc_newrma_target_acc.c): until the packet comes
- * back LANDED (it is module->acc_landing), every other packet of the window
- * waits in the agent, whatever its origin, since any may take that lock,
- * and the handler ends the wait with ompi_osc_newrma_pkt_land_window_end.
+ * its accumulate lock, which the caller holds for the landings (an
+ * MPI_REPLACE, acc_land_in_window in osc_newrma_target_acc.c; there is
+ * ompi_osc_newrma_pkt_land_window_room): until the packets come back
+ * LANDED (module->acc_land), every other packet of the window waits in the
+ * agent, whatever its origin, since any may take that lock, but for
+ * further MPI_REPLACEs that land beside them while nothing waits, and the
+ * handler ends the wait with ompi_osc_newrma_pkt_land_window_end.
  * Handler context only; @return as ompi_osc_newrma_pkt_land.
  */
 int ompi_osc_newrma_pkt_land_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt,
                                     void *dest);
 
-/** The landing of ompi_osc_newrma_pkt_land_window is over (the lock given
- * back): the window's packets that waited go to the head of the inbox. */
-void ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module);
+/** The landing of ompi_osc_newrma_pkt_land_window whose LANDED notice is
+ * @p notice is over.  @return true when it was the window's last: the
+ * caller gives the lock back, and the window's packets that waited go to
+ * the head of the inbox. */
+bool ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module,
+                                         const ompi_osc_newrma_pkt_t *notice);
+
+/** Whether an MPI_REPLACE of @p len bytes at window address @p lo may land
+ * in @p module's window now (ompi_osc_newrma_pkt_land_window): fewer than
+ * OMPI_OSC_NEWRMA_ACC_LANDINGS land there, none of them overlapping it
+ * (accumulate ordering and element-wise atomicity). */
+bool ompi_osc_newrma_pkt_land_window_room(const ompi_osc_newrma_module_t *module, uint64_t lo,
+                                          size_t len);
+
+/** Whether @p pkt is the LANDED notice of a landing in @p module's window. */
+bool ompi_osc_newrma_pkt_land_window_notice(const ompi_osc_newrma_module_t *module,
+                                            const ompi_osc_newrma_pkt_t *pkt);
+
+/** Whether @p pkt (an ACC packet of @p module) lands in the window now
+ * (acc_land_in_window's terms), asked before it is handled: such a packet
+ * need not wait behind the landings of its origin and window. */
+typedef bool (*ompi_osc_newrma_pkt_lands_fn_t)(ompi_osc_newrma_module_t *module,
+                                               const ompi_osc_newrma_pkt_t *pkt);
+
+/** That question goes to @p fn (component init, before any window). */
+void ompi_osc_newrma_pkt_lands_register(ompi_osc_newrma_pkt_lands_fn_t fn);
 
 /**
  * ompi_osc_newrma_pkt_land into a buffer of the transport's pool: when the

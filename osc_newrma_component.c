@@ -252,7 +252,8 @@ static void register_ucx_transfers(void)
                   "answer does: UCX pushes it straight into the window (over TCP, interleaved "
                   "runs of 2026-11-29 evening: a 2 MiB PUT + flush 318-332 us against 499-587 "
                   "as packets, osc/pt2pt 288-306; that morning, on another VM, 293 against "
-                  "227-234); 0: as pipelined packets of aggregate_bytes each, which the target "
+                  "227-234); a stream's PUTs land beside each other (counter landed_beside); "
+                  "0: as pipelined packets of aggregate_bytes each, which the target "
                   "applies as they arrive (default: 1)",
                   &component.rndv_puts, true);
     register_bool("read_unlocked",
@@ -272,6 +273,8 @@ static void register_ucx_transfers(void)
                   "accumulate rule (acc_atomics 0), lands straight in the target's window under "
                   "its accumulate lock, held for the transfer, as an osc/pt2pt target receives "
                   "it, instead of in a buffer copied into the window under the lock afterwards; "
+                  "up to 8 land at once where their ranges are disjoint and nothing waits "
+                  "(counter landed_beside); "
                   "meanwhile the window's other packets wait at the target and its own "
                   "accumulates to itself wait with progress.  Only where nothing else can wait "
                   "for that lock: one thread in the component (no MPI_THREAD_MULTIPLE, no "

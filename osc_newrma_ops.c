@@ -2338,7 +2338,7 @@ static int rma_check_acc(rma_args_t *a, size_t bytes)
 static bool acc_landing_over(ompi_osc_newrma_module_t *module, void *arg)
 {
     (void) arg;
-    return NULL == module->acc_landing;
+    return 0 == module->acc_landings;
 }
 
 static int rma_op(ompi_osc_newrma_module_t *module, rma_args_t *a, bool *queued)

@@ -128,6 +128,12 @@ static const stat_info_t stat_info[OMPI_OSC_NEWRMA_STAT_MAX] = {
                                                  "MPI_REPLACE accumulates this target received "
                                                  "over TCP straight into its window under its "
                                                  "accumulate lock (see replace_in_window)"},
+    [OMPI_OSC_NEWRMA_STAT_LANDED_BESIDE] = {"landed_beside",
+                                            "Contiguous PUTs and MPI_REPLACEs this target "
+                                            "received by rendezvous (over TCP) straight into "
+                                            "its window while others of the same origin, or "
+                                            "MPI_REPLACEs of any origin, still landed there "
+                                            "(disjoint ranges; see replace_in_window)"},
     [OMPI_OSC_NEWRMA_STAT_MESSAGES] = {"messages", "Active messages sent"},
     [OMPI_OSC_NEWRMA_STAT_PACKETS_IN_PLACE] = {"packets_in_place",
                                                "Active messages of 4 KiB or more received "

@@ -53,6 +53,7 @@ typedef enum {
     OMPI_OSC_NEWRMA_STAT_READS_UNLOCKED,     /**< MPI_NO_OP reads answered without the lock */
     OMPI_OSC_NEWRMA_STAT_READS_SPLIT,        /**< of them, the head in the second answer */
     OMPI_OSC_NEWRMA_STAT_REPLACES_IN_WINDOW, /**< MPI_REPLACEs landed in the window */
+    OMPI_OSC_NEWRMA_STAT_LANDED_BESIDE,      /**< rendezvous landings beside others */
     OMPI_OSC_NEWRMA_STAT_MESSAGES,
     OMPI_OSC_NEWRMA_STAT_PACKETS_IN_PLACE, /**< received packets handled in UCX's buffer */
     OMPI_OSC_NEWRMA_STAT_LOCK_WAITS,

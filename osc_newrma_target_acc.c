@@ -429,9 +429,9 @@ static void acc_read_verify(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pk
  * word is then this process's own), the window's packets held meanwhile
  * (ompi_osc_newrma_pkt_land_window), and this process's accumulates to
  * itself waiting with progress (ompi_osc_newrma_acc_self_landing). */
-static bool acc_land_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+static bool acc_lands_in_window(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt,
+                                uint64_t *dest_p)
 {
-    volatile int32_t *lock = &module->my_lock->acc_lock;
     ompi_datatype_t *dt;
     ptrdiff_t off = 0;
     bool contig;
@@ -439,35 +439,57 @@ static bool acc_land_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma
     if (!mca_osc_newrma_component.replace_in_window || ompi_osc_newrma_threaded() ||
         (module->shm.active && module->shm.node_size > 1) || !ompi_osc_newrma_acc_plain(module) ||
         OMPI_OSC_NEWRMA_OP_ACC != pkt->hdr.kind ||
-        (pkt->hdr.flags & OMPI_OSC_NEWRMA_PKT_FLAG_GET) ||
+        (pkt->hdr.flags & (OMPI_OSC_NEWRMA_PKT_FLAG_GET | OMPI_OSC_NEWRMA_PKT_FLAG_LANDED |
+                           OMPI_OSC_NEWRMA_PKT_FLAG_SENT)) ||
         !ompi_osc_newrma_acc_is_replace(PMPI_Op_f2c(pkt->hdr.acc_op)) ||
-        pkt->prefix_len != pkt->hdr.desc_len || pkt->payload_len != pkt->hdr.len ||
-        NULL != module->acc_landing) {
+        pkt->prefix_len != pkt->hdr.desc_len || pkt->payload_len != pkt->hdr.len) {
         return false;
     }
     dt = ompi_osc_newrma_pkt_datatype(module, pkt);
     contig = NULL != dt && ompi_osc_newrma_dtype_contig(dt, (int) pkt->hdr.count, &off);
     ompi_osc_newrma_dtype_release(dt);
-    if (!contig) {
+    *dest_p = pkt->hdr.addr + (uint64_t) off + pkt->hdr.tag;
+    return contig && ompi_osc_newrma_pkt_land_window_room(module, *dest_p, pkt->payload_len);
+}
+
+/* The packet layer's question (ompi_osc_newrma_pkt_lands_register): the
+ * same terms, so that a packet let past the landings' wait lands. */
+static bool acc_lands_now(ompi_osc_newrma_module_t *module, const ompi_osc_newrma_pkt_t *pkt)
+{
+    uint64_t dest;
+
+    return acc_lands_in_window(module, pkt, &dest);
+}
+
+static bool acc_land_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *pkt)
+{
+    volatile int32_t *lock = &module->my_lock->acc_lock;
+    bool first = 0 == module->acc_landings;
+    uint64_t dest;
+
+    if (!acc_lands_in_window(module, pkt, &dest)) {
         return false;
     }
-    ompi_osc_newrma_acc_lock_take(lock);
-    if (OMPI_SUCCESS !=
-        ompi_osc_newrma_pkt_land_window(
-            module, pkt, (char *) (uintptr_t) (pkt->hdr.addr + (uint64_t) off + pkt->hdr.tag))) {
-        ompi_osc_newrma_acc_lock_release(lock);
+    if (first) { /* held until the last of the landings beside it ends */
+        ompi_osc_newrma_acc_lock_take(lock);
+    }
+    if (OMPI_SUCCESS != ompi_osc_newrma_pkt_land_window(module, pkt, (char *) (uintptr_t) dest)) {
+        if (first) {
+            ompi_osc_newrma_acc_lock_release(lock);
+        }
         return false; /* into a buffer, then */
     }
     OMPI_OSC_NEWRMA_STAT_ADD(module, REPLACES_IN_WINDOW, 1);
     return true;
 }
 
-/* That MPI_REPLACE has landed: the lock goes back, the window's packets
- * go on, and it counts as applied. */
+/* That MPI_REPLACE has landed: when it was the last in the window, the
+ * lock goes back and the window's packets go on; it counts as applied. */
 static void acc_landed_in_window(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *notice)
 {
-    ompi_osc_newrma_acc_lock_release(&module->my_lock->acc_lock);
-    ompi_osc_newrma_pkt_land_window_end(module);
+    if (ompi_osc_newrma_pkt_land_window_end(module, notice)) {
+        ompi_osc_newrma_acc_lock_release(&module->my_lock->acc_lock);
+    }
     if (OMPI_SUCCESS != notice->hdr.status) {
         OSC_NEWRMA_VERBOSE(1, "cannot receive an accumulate of rank %d: %d", notice->hdr.src,
                            notice->hdr.status);
@@ -491,7 +513,7 @@ static void acc_handle(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt_t *
     char *result = NULL;
     int ret = OMPI_SUCCESS;
 
-    if (pkt == module->acc_landing) {
+    if (ompi_osc_newrma_pkt_land_window_notice(module, pkt)) {
         acc_landed_in_window(module, pkt);
         return;
     }
@@ -603,4 +625,5 @@ void ompi_osc_newrma_acc_register_handlers(ompi_osc_newrma_shm_mbox_apply_fn_t m
     acc_mbox_apply = mbox_apply;
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACC, acc_handle);
     ompi_osc_newrma_pkt_handler_register(OMPI_OSC_NEWRMA_PKT_ACCS, accs_handle);
+    ompi_osc_newrma_pkt_lands_register(acc_lands_now);
 }

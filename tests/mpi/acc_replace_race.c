@@ -161,14 +161,10 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_CHECK(MPI_T_pvar_read(session, handle, &landed));
+    landed = mtest_win_counted_free(&w, &session, &handle);
     MTEST_CHECK(0 != me || argc < 4 || 0 != strcmp(argv[3], "landed") ||
                     landed == (unsigned long long) rounds,
                 "%llu of %d REPLACEs landed in the window", landed, rounds);
-    MPI_T_pvar_handle_free(session, &handle);
-    MPI_T_pvar_session_free(&session);
-    mtest_win_free(&w);
-    MPI_T_finalize();
     free(buf);
     free(one);
     free(after);
