@@ -53,11 +53,12 @@
  * packets), so the agent's poll stays short. */
 #define OMPI_OSC_NEWRMA_MBOX_WINDOWS 32
 
-/** MPI_REPLACEs by rendezvous that may land in a window at once (disjoint
- * ranges, under its accumulate lock): one after the other, each paid a
- * round trip before its data moved; eight keep a stream of 2 MiB ones over
- * TCP busy. */
-#define OMPI_OSC_NEWRMA_ACC_LANDINGS 8
+/** Payloads by rendezvous that may land beside each other: MPI_REPLACEs in
+ * a window (disjoint ranges, under its accumulate lock), and PUTs or
+ * MPI_REPLACEs of one origin.  One after the other, each paid a round trip
+ * before its data moved; eight keep a stream over TCP busy, where more at
+ * once moved less. */
+#define OMPI_OSC_NEWRMA_LANDINGS 8
 
 /*
  * Lock order.  (Classes: ompi_osc_newrma_mutex_class_t, osc_newrma_base_mutex.h.)
@@ -624,7 +625,7 @@ struct ompi_osc_newrma_module_t {
     struct {
         struct ompi_osc_newrma_pkt_t *notice;
         uint64_t lo, hi;
-    } acc_land[OMPI_OSC_NEWRMA_ACC_LANDINGS];
+    } acc_land[OMPI_OSC_NEWRMA_LANDINGS];
     unsigned acc_landings;
     opal_list_t landing_held;
     /** origin side of PSCW over UCX: target rank -> POST packets received

@@ -1138,7 +1138,7 @@ bool ompi_osc_newrma_pkt_land_window_room(const ompi_osc_newrma_module_t *module
 {
     uint64_t hi;
 
-    if (module->acc_landings >= OMPI_OSC_NEWRMA_ACC_LANDINGS ||
+    if (module->acc_landings >= OMPI_OSC_NEWRMA_LANDINGS ||
         __builtin_add_overflow(lo, (uint64_t) len, &hi)) {
         return false;
     }
@@ -1288,7 +1288,9 @@ static bool pkt_epoch_next(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
  * only such landings (pkt_lands checks its range against the others in
  * the window).  One after the other, each paid a round trip before its
  * data moved: a stream of 2 MiB PUTs + flush over TCP moved 4.3-4.6 GB/s,
- * 4.9-5.4 beside each other.  Only a packet that no later wait holds
+ * 4.9-5.4 beside each other.  At most OMPI_OSC_NEWRMA_LANDINGS of an
+ * origin at once: all 64 PUTs of 512 KiB of a fence epoch at once moved
+ * 3.7-3.8 GB/s, one at a time 4.5-4.6, eight 4.7-5.1.  Only a packet that no later wait holds
  * (its window not in creation, not of the next fence epoch, let past the
  * landings in the window): held there, it would be released apart from
  * its origin's later packets, which could then overtake it. */
@@ -1297,7 +1299,7 @@ static bool pkt_lands_beside(ompi_osc_newrma_pkt_t *pkt, pkt_landing_t *landing)
     bool put = pkt_put_in_place(pkt);
     ompi_osc_newrma_module_t *module;
 
-    if (!opal_list_is_empty(&landing->held) ||
+    if (landing->count >= OMPI_OSC_NEWRMA_LANDINGS || !opal_list_is_empty(&landing->held) ||
         (!put &&
          (0 != landing->ordered || OMPI_OSC_NEWRMA_PKT_ACC != pkt->hdr.type || !pkt->rndv))) {
         return false;

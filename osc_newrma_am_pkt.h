@@ -414,7 +414,7 @@ bool ompi_osc_newrma_pkt_land_window_end(ompi_osc_newrma_module_t *module,
 
 /** Whether an MPI_REPLACE of @p len bytes at window address @p lo may land
  * in @p module's window now (ompi_osc_newrma_pkt_land_window): fewer than
- * OMPI_OSC_NEWRMA_ACC_LANDINGS land there, none of them overlapping it
+ * OMPI_OSC_NEWRMA_LANDINGS land there, none of them overlapping it
  * (accumulate ordering and element-wise atomicity). */
 bool ompi_osc_newrma_pkt_land_window_room(const ompi_osc_newrma_module_t *module, uint64_t lo,
                                           size_t len);
