@@ -1290,10 +1290,11 @@ static bool pkt_epoch_next(ompi_osc_newrma_module_t *module, ompi_osc_newrma_pkt
  * data moved: a stream of 2 MiB PUTs + flush over TCP moved 4.3-4.6 GB/s,
  * 4.9-5.4 beside each other.  At most OMPI_OSC_NEWRMA_LANDINGS of an
  * origin at once: all 64 PUTs of 512 KiB of a fence epoch at once moved
- * 3.7-3.8 GB/s, one at a time 4.5-4.6, eight 4.7-5.1.  Only a packet that no later wait holds
- * (its window not in creation, not of the next fence epoch, let past the
- * landings in the window): held there, it would be released apart from
- * its origin's later packets, which could then overtake it. */
+ * 3.7-3.8 GB/s, one at a time 4.5-4.6, eight 4.7-5.1.  Only a packet that
+ * no later wait holds (its window not in creation, not of the next fence
+ * epoch, let past the landings in the window): held there, it would be
+ * released apart from its origin's later packets, which could then
+ * overtake it. */
 static bool pkt_lands_beside(ompi_osc_newrma_pkt_t *pkt, pkt_landing_t *landing)
 {
     bool put = pkt_put_in_place(pkt);

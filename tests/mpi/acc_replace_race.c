@@ -161,7 +161,9 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    landed = mtest_win_counted_free(&w, &session, &handle);
+    landed = mtest_pvar_read(session, handle);
+    mtest_win_counted_free(&w, &session, &handle);
+    MPI_T_finalize();
     MTEST_CHECK(0 != me || argc < 4 || 0 != strcmp(argv[3], "landed") ||
                     landed == (unsigned long long) rounds,
                 "%llu of %d REPLACEs landed in the window", landed, rounds);

@@ -86,9 +86,7 @@ int main(int argc, char **argv)
         MTEST_CHECK(packed >= (unsigned long long) ROUNDS * ELEMS / 2,
                     "%llu accumulates packed by the call itself", packed);
     }
-    MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
-    MPI_CHECK(MPI_T_pvar_session_free(&session));
+    mtest_win_counted_free(&w, &session, &handle);
     MPI_T_finalize();
-    mtest_win_free(&w);
     return mtest_finalize();
 }

@@ -135,9 +135,7 @@ int main(int argc, char **argv)
                     mtest_pvar_read(session, mailbox), lone_small);
     }
 
-    MPI_T_pvar_handle_free(session, &mailbox);
-    MPI_T_pvar_session_free(&session);
-    mtest_win_free(&w);
+    mtest_win_counted_free(&w, &session, &mailbox);
     MPI_T_finalize();
     free(origin);
     free(got);

@@ -235,7 +235,9 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    landed = mtest_win_counted_free(&w, &session, &handle);
+    landed = mtest_pvar_read(session, handle);
+    mtest_win_counted_free(&w, &session, &handle);
+    MPI_T_finalize();
     MTEST_CHECK(0 != me || !beside || landed > 0, "no landing beside another in %d rounds", rounds);
     free(buf);
     free(got);

@@ -604,18 +604,14 @@ static void mtest_win_counted(mtest_win_t *w, const char *flavor, size_t bytes, 
     mtest_pvars_bind(*session, &name, 1, &w->win, handle);
 }
 
-/* The counter of mtest_win_counted read, then it, its session, the window
- * and MPI_T freed.  @return the counter's last value. */
-static unsigned long long mtest_win_counted_free(mtest_win_t *w, MPI_T_pvar_session *session,
-                                                 MPI_T_pvar_handle *handle)
+/* What mtest_win_counted made freed: the counter's handle, its session
+ * and the window (MPI_T stays the caller's, as its initialization). */
+static void mtest_win_counted_free(mtest_win_t *w, MPI_T_pvar_session *session,
+                                   MPI_T_pvar_handle *handle)
 {
-    unsigned long long value = mtest_pvar_read(*session, *handle);
-
     MPI_CHECK(MPI_T_pvar_handle_free(*session, handle));
     MPI_CHECK(MPI_T_pvar_session_free(session));
     mtest_win_free(w);
-    MPI_T_finalize();
-    return value;
 }
 
 /* @p rounds rounds in which every rank accesses every rank, itself first,

@@ -154,9 +154,7 @@ int main(int argc, char **argv)
     if (0 == me) {
         printf("%llu packets handled in place\n", in_place);
     }
-    MPI_CHECK(MPI_T_pvar_handle_free(session, &handle));
-    MPI_CHECK(MPI_T_pvar_session_free(&session));
-    mtest_win_free(&w);
+    mtest_win_counted_free(&w, &session, &handle);
     MPI_Type_free(&vec);
     MPI_Type_free(&strided);
     free(src);
