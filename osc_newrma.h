@@ -376,26 +376,36 @@ static inline void ompi_osc_newrma_count_add(ompi_osc_newrma_atomic_t *counter, 
     }
 }
 
-/** What this process knows of one target's window memory. */
+/** What this process knows of one target's window memory.  Fields are
+ * grouped by size: a window keeps one entry per target it touched, and
+ * the entry was most of what grew with the ranks touched (208 bytes,
+ * 64 of them a region list only dynamic windows use). */
 struct ompi_osc_newrma_peer_t {
     /** the peer's rank in the window (the entry is made on first touch) */
     int rank;
+    /** the target's displacement unit; with size, known with the rest of
+     * the information, or from the shared segment's layout */
+    int disp_unit;
     /** target's base address (its own virtual address space) and rkey:
      * asked of the target on first access (info_known), not exchanged at
      * creation; rkey NULL when the target exposes no registered memory */
     uint64_t base;
     ucp_rkey_h rkey;
-    /** the target's window size and displacement unit: known with the
-     * rest of the information, or from the shared segment's layout */
+    /** the target's window size */
     uint64_t size;
-    int disp_unit;
-    bool layout_known;
-    /** base and rkey are known (set last, after a write barrier) */
-    volatile bool info_known;
     /** direct load/store address when the target is reached through shm */
     char *shm_base;
     /** endpoint, looked up on first use */
     ucp_ep_h ep;
+    /** the target's lock word when reached with loads/stores (myself, and
+     * node-local peers through the shared segment), else NULL */
+    ompi_osc_newrma_lockword_t *lock;
+    /** dynamic window: the target's regions I was told about, least recently
+     * used first (osc_newrma_transport_region.h; NULL until the first), and
+     * how many times the target told me to forget some (a REGION_REPLY
+     * overtaken by that is not cached) */
+    opal_list_t *regions;
+    uint32_t regions_forgotten;
     /** its process id for cross-memory copies (0: not looked up yet, -1:
      * none, not on this node) */
     int32_t cma_pid;
@@ -403,33 +413,29 @@ struct ompi_osc_newrma_peer_t {
      * by its call (cma_at_call): a later one before the next
      * synchronization is part of a stream */
     uint32_t cma_seq;
+    /** the peer's fence count up to which it has applied every packet of
+     * the fences' epochs: it sent me a packet it could only send, or answer,
+     * once its own fence of that count was done (pkt_learn_drained) */
+    volatile uint32_t fence_drained;
+    /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none); while
+     * not 0, the entry is on module->locked_peers */
+    int lock_type;
+    /** MPI_Win_lock call order: remote locks are requested in this order */
+    int lock_seq;
+    /** size and disp_unit are known */
+    bool layout_known;
+    /** base and rkey are known (set last, after a write barrier) */
+    volatile bool info_known;
     /** contiguous PUTs and GETs of any size travel as packets, large ones
      * in chunks of one active message each, not RDMA (osc_newrma_bulk_packets) */
     bool bulk_packets;
     /** the transport has RDMA (UCX does not emulate it): small PUTs and
      * GETs may go by RDMA (osc_newrma_lone_rdma, osc_newrma_get_rdma_bytes) */
     bool rdma_native;
-    /** the peer's fence count up to which it has applied every packet of
-     * the fences' epochs: it sent me a packet it could only send, or answer,
-     * once its own fence of that count was done (pkt_learn_drained) */
-    volatile uint32_t fence_drained;
-    /** dynamic window: the target's regions I was told about, least recently
-     * used first (osc_newrma_transport_region.h), and how many times the target told
-     * me to forget some (a REGION_REPLY overtaken by that is not cached) */
-    opal_list_t regions;
-    uint32_t regions_forgotten;
-    /** the target's lock word when reached with loads/stores (myself, and
-     * node-local peers through the shared segment), else NULL */
-    ompi_osc_newrma_lockword_t *lock;
-    /** passive epoch: lock held or requested (MPI_LOCK_*; 0: none); while
-     * not 0, the entry is on module->locked_peers */
-    int lock_type;
-    opal_list_item_t locked_item;
     bool lock_nocheck;
     /** the lock was granted (a reclaimed element comes back LOCK_GRANTED) */
     bool lock_granted;
-    /** MPI_Win_lock call order: remote locks are requested in this order */
-    int lock_seq;
+    opal_list_item_t locked_item;
 };
 
 /** One side of PSCW (the access group of WIN_START or the exposure group of

@@ -179,7 +179,7 @@ static void pkt_handle_region_forget(ompi_osc_newrma_module_t *module, ompi_osc_
 
     if (NULL != peer) {
         ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-        (void) ompi_osc_newrma_region_cache_drop(&peer->regions, pkt->hdr.addr,
+        (void) ompi_osc_newrma_region_cache_drop(peer->regions, pkt->hdr.addr,
                                                  pkt->hdr.addr + pkt->hdr.len);
         peer->regions_forgotten++;
         ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);

@@ -40,7 +40,6 @@ void ompi_osc_newrma_peers_fini(ompi_osc_newrma_module_t *module,
 
         release(peer);
         OBJ_DESTRUCT(&peer->locked_item);
-        OBJ_DESTRUCT(&peer->regions);
         free(peer);
     }
     free(module->peer_index);
@@ -108,7 +107,6 @@ static ompi_osc_newrma_peer_t *peer_new(ompi_osc_newrma_module_t *module, int ra
     if (ompi_osc_newrma_shm_indirect(&module->shm)) {
         peer->lock = ompi_osc_newrma_shm_lock_word(module->shm.seg_base, rank);
     }
-    OBJ_CONSTRUCT(&peer->regions, opal_list_t);
     OBJ_CONSTRUCT(&peer->locked_item, opal_list_item_t);
     memmove(&module->peer_index[at + 1], &module->peer_index[at],
             sizeof(module->peer_index[0]) * (size_t) (module->peer_count - at));

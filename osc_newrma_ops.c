@@ -199,7 +199,7 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
 
     for (;;) {
         ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
-        region = ompi_osc_newrma_region_cache_find(&peer->regions, lo, hi);
+        region = ompi_osc_newrma_region_cache_find(peer->regions, lo, hi);
         if (NULL != region) {
             OBJ_RETAIN(region);
         }
@@ -217,7 +217,10 @@ static int rma_remote_region(ompi_osc_newrma_module_t *module, int rank, uint64_
         cached = (forgotten == peer->regions_forgotten);
         if (cached) {
             OBJ_RETAIN(region);
-            ompi_osc_newrma_region_cache_add(&peer->regions, region, component.dynamic_regions);
+            if (OMPI_SUCCESS != ompi_osc_newrma_region_cache_add(&peer->regions, region,
+                                                                 component.dynamic_regions)) {
+                OBJ_RELEASE(region); /* used this once, asked again next time */
+            }
         }
         ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
         if (cached) {
@@ -2768,7 +2771,7 @@ static bool packed_dynamic_cached(ompi_osc_newrma_module_t *module, ompi_osc_new
     if (threaded) {
         ompi_osc_newrma_mutex_lock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     }
-    found = NULL != ompi_osc_newrma_region_cache_find(&peer->regions, lo, hi);
+    found = NULL != ompi_osc_newrma_region_cache_find(peer->regions, lo, hi);
     if (threaded) {
         ompi_osc_newrma_mutex_unlock(&module->attached_lock, OMPI_OSC_NEWRMA_MUTEX_ATTACHED);
     }

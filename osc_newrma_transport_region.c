@@ -134,7 +134,8 @@ int ompi_osc_newrma_region_add_origins(const ompi_osc_newrma_region_t *region, i
 ompi_osc_newrma_region_t *ompi_osc_newrma_region_cache_find(opal_list_t *cache, uint64_t lo,
                                                             uint64_t hi)
 {
-    ompi_osc_newrma_region_t *region = ompi_osc_newrma_region_find(cache, lo, hi);
+    ompi_osc_newrma_region_t *region =
+        NULL != cache ? ompi_osc_newrma_region_find(cache, lo, hi) : NULL;
 
     if (NULL != region && &region->super != opal_list_get_last(cache)) {
         opal_list_remove_item(cache, &region->super);
@@ -143,16 +144,20 @@ ompi_osc_newrma_region_t *ompi_osc_newrma_region_cache_find(opal_list_t *cache, 
     return region;
 }
 
-void ompi_osc_newrma_region_cache_add(opal_list_t *cache, ompi_osc_newrma_region_t *region,
-                                      unsigned int max)
+int ompi_osc_newrma_region_cache_add(opal_list_t **cache, ompi_osc_newrma_region_t *region,
+                                     unsigned int max)
 {
     opal_list_item_t *oldest;
 
-    while (opal_list_get_size(cache) >= (size_t) (max > 0 ? max : 1)) {
-        oldest = opal_list_remove_first(cache);
+    if (NULL == *cache && NULL == (*cache = OBJ_NEW(opal_list_t))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    while (opal_list_get_size(*cache) >= (size_t) (max > 0 ? max : 1)) {
+        oldest = opal_list_remove_first(*cache);
         OBJ_RELEASE(oldest);
     }
-    opal_list_append(cache, &region->super);
+    opal_list_append(*cache, &region->super);
+    return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_region_cache_drop(opal_list_t *cache, uint64_t lo, uint64_t hi)
@@ -160,6 +165,9 @@ int ompi_osc_newrma_region_cache_drop(opal_list_t *cache, uint64_t lo, uint64_t 
     ompi_osc_newrma_region_t *region, *next;
     int dropped = 0;
 
+    if (NULL == cache) {
+        return 0;
+    }
     OPAL_LIST_FOREACH_SAFE(region, next, cache, ompi_osc_newrma_region_t)
     {
         if (region->base < hi && lo < region->base + region->len) {
@@ -171,11 +179,16 @@ int ompi_osc_newrma_region_cache_drop(opal_list_t *cache, uint64_t lo, uint64_t 
     return dropped;
 }
 
-void ompi_osc_newrma_region_cache_clear(opal_list_t *cache)
+void ompi_osc_newrma_region_cache_clear(opal_list_t **cache)
 {
     opal_list_item_t *item;
 
-    while (NULL != (item = opal_list_remove_first(cache))) {
+    if (NULL == *cache) {
+        return;
+    }
+    while (NULL != (item = opal_list_remove_first(*cache))) {
         OBJ_RELEASE(item);
     }
+    OBJ_RELEASE(*cache);
+    *cache = NULL;
 }

@@ -74,19 +74,25 @@ int ompi_osc_newrma_region_add_origins(const ompi_osc_newrma_region_t *region, i
 
 /* ---- origin side: one target's cache ---- */
 
+/* A cache is a list made by its first region (most targets of most windows
+ * never have one: the list head cost every peer entry 64 bytes); NULL
+ * is an empty cache. */
+
 /** The cached region holding [lo, hi), now the most recently used, or NULL. */
 ompi_osc_newrma_region_t *ompi_osc_newrma_region_cache_find(opal_list_t *cache, uint64_t lo,
                                                             uint64_t hi);
 
 /** Cache @p region (the cache takes the caller's reference), dropping the
- * least recently used ones beyond @p max. */
-void ompi_osc_newrma_region_cache_add(opal_list_t *cache, ompi_osc_newrma_region_t *region,
-                                      unsigned int max);
+ * least recently used ones beyond @p max; makes *@p cache if NULL.
+ * @return OMPI_ERR_OUT_OF_RESOURCE (the reference stays the caller's) when
+ * it cannot. */
+int ompi_osc_newrma_region_cache_add(opal_list_t **cache, ompi_osc_newrma_region_t *region,
+                                     unsigned int max);
 
 /** Forget every cached region overlapping [lo, hi). @return how many. */
 int ompi_osc_newrma_region_cache_drop(opal_list_t *cache, uint64_t lo, uint64_t hi);
 
-/** Forget the whole cache. */
-void ompi_osc_newrma_region_cache_clear(opal_list_t *cache);
+/** Forget the whole cache and free its list (*@p cache NULL after). */
+void ompi_osc_newrma_region_cache_clear(opal_list_t **cache);
 
 #endif /* OMPI_OSC_NEWRMA_TRANSPORT_REGION_H */
